@@ -1,0 +1,102 @@
+// Groth16 proving entry points: cuzk_key_create / cuzk_key_destroy / cuzk_groth16_prove over
+// groth16/prove.hpp (CPU) and groth16/prove_gpu.hpp (CUDA build, when it takes the proof).
+// Argument checks only; the math lives below. CUZK_TRACE_PROVE=1 in the
+// environment prints each proof's phase timings (ms) to stderr, one line per proof.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "api/dispatch.hpp"
+#include "groth16/prove.hpp"
+#include "groth16/prove_gpu.hpp"
+
+using namespace cuzk;
+
+namespace {
+
+bool aligned8(const uint8_t* p) { return (reinterpret_cast<uintptr_t>(p) & 7) == 0; }
+
+// Points are read in place as 64-bit limbs, so they must be 8-byte aligned (cuzk_mem_alloc buffers are).
+void require_points(const uint8_t* p, uint64_t count, const char* name) {
+  if (count == 0) return;
+  if (!p) fail(CUZK_E_INVALID_ARG, std::string("cuzk_key_create: ") + name + " is NULL");
+  if (!aligned8(p)) fail(CUZK_E_INVALID_ARG, std::string("cuzk_key_create: ") + name + " is not 8-byte aligned");
+}
+
+void validate_desc(const cuzk_key_desc& d) {
+  uint32_t max_lg = 0;
+  with_curve(d.curve, [&](auto c) { max_lg = ntt_roots<typename decltype(c)::fr_t>::s; });
+  if (max_lg > 28) max_lg = 28;
+  uint32_t n = d.domain_size;
+  if (n == 0 || (n & (n - 1)) != 0 || n > (uint32_t(1) << max_lg))
+    fail(CUZK_E_INVALID_ARG, "cuzk_key_create: domain_size " + std::to_string(n) + " is not a power of two <= 2^" +
+                                 std::to_string(max_lg));
+  if (d.n_vars < uint64_t(d.n_public) + 1)
+    fail(CUZK_E_INVALID_ARG, "cuzk_key_create: n_vars " + std::to_string(d.n_vars) + " < n_public + 1 = " +
+                                 std::to_string(uint64_t(d.n_public) + 1));
+  for (auto [p, name] : {std::pair{d.alpha1, "alpha1"}, {d.beta1, "beta1"}, {d.beta2, "beta2"},
+                         {d.delta1, "delta1"}, {d.delta2, "delta2"}})
+    require_points(p, 1, name);
+  require_points(d.points_a, d.n_vars, "points_a");
+  require_points(d.points_b1, d.n_vars, "points_b1");
+  require_points(d.points_b2, d.n_vars, "points_b2");
+  require_points(d.points_c, uint64_t(d.n_vars) - d.n_public - 1, "points_c");
+  require_points(d.points_h, n, "points_h");
+  if (d.n_coefs > 0 && !d.coefs) fail(CUZK_E_INVALID_ARG, "cuzk_key_create: coefs is NULL");
+}
+
+void trace(const prove_timings_t& t, uint32_t domain_size) {
+  static const bool on = [] { const char* v = std::getenv("CUZK_TRACE_PROVE"); return v && *v && *v != '0'; }();
+  if (!on) return;
+  std::fprintf(stderr,
+               "cuzk prove n=%u: abc %.1f ntt %.1f join %.1f msm_a %.1f msm_b1 %.1f msm_b2 %.1f msm_c %.1f "
+               "msm_h %.1f finish %.1f total %.1f ms\n",
+               domain_size, t.abc, t.ntt, t.join, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.finish, t.total);
+}
+
+}  // namespace
+
+extern "C" {
+
+CUZK_API cuzk_status cuzk_key_create(const cuzk_key_desc* desc, cuzk_key** out, cuzk_error* err) {
+  return guard([&] {
+    require(desc != nullptr, "cuzk_key_create: desc is NULL");
+    require(out != nullptr, "cuzk_key_create: out is NULL");
+    validate_desc(*desc);
+    auto key = std::make_unique<cuzk_key>();
+    key->desc = *desc;
+    key->plan = plan_coefs(*desc);
+    *out = key.release();
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_key_destroy(cuzk_key* key, cuzk_error* err) {
+  return guard([&] {
+    if (!key) return;
+    gpu_key_release(key);  // device copies of the points (CUDA build), before the borrowed buffers go
+    delete key;
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_groth16_prove(const cuzk_key* key, const uint8_t* witness, const uint8_t* r,
+                                        const uint8_t* s, uint8_t* proof_out, const volatile int32_t* cancel,
+                                        cuzk_error* err) {
+  return guard([&] {
+    require(key != nullptr, "cuzk_groth16_prove: key is NULL");
+    require(witness && r && s && proof_out, "cuzk_groth16_prove: NULL buffer");
+    prove_timings_t tm;
+    with_curve(key->desc.curve, [&](auto c) {
+      using C = decltype(c);
+      if (!gpu_groth16_prove_try<C>(*key, witness, r, s, proof_out, cancel, tm))
+        groth16_prove<C>(*key, witness, r, s, proof_out, cancel, tm);
+    });
+    {
+      std::lock_guard<std::mutex> lk(key->timings_mu);
+      key->last = tm;
+    }
+    trace(tm, key->desc.domain_size);
+  }, err);
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+// Library-level entry points: status names, backend identity, threads, native-owned memory.
+#include <cstdlib>
+
+#include "api/guard.hpp"
+#include "util/thread_pool.hpp"
+
+using namespace cuzk;
+
+static const char* const status_names[] = {
+    "CUZK_OK",       "CUZK_E_INVALID_ARG", "CUZK_E_FORMAT",   "CUZK_E_HOST_OOM",
+    "CUZK_E_DEVICE_OOM", "CUZK_E_NO_DEVICE", "CUZK_E_CUDA",  "CUZK_E_DEVICE_LOST",
+    "CUZK_E_CANCELLED", "CUZK_E_VERIFY",   "CUZK_E_INTERNAL"};
+
+extern "C" {
+
+CUZK_API const char* cuzk_status_name(int32_t code) {
+  if (code < 0 || code >= (int32_t)(sizeof status_names / sizeof *status_names)) return "CUZK_E_UNKNOWN";
+  return status_names[code];
+}
+
+#ifdef CUZK_BACKEND_CPU
+CUZK_API const char* cuzk_backend_name(void) { return "cpu"; }
+CUZK_API int32_t cuzk_cuda_available(void) { return 0; }
+#endif
+
+CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {
+  return guard([&] { thread_pool::global().resize(nthreads); }, err);
+}
+
+CUZK_API uint32_t cuzk_get_threads(void) { return (uint32_t)thread_pool::global().size(); }
+
+#ifdef CUZK_BACKEND_CPU
+// The CPU build has no page-locking to do: |pinned| buffers are plain aligned memory.
+CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t pinned, void** out, cuzk_error* err) {
+  return guard([&] {
+    require(out != nullptr, "cuzk_mem_alloc: out is NULL");
+    require(bytes > 0, "cuzk_mem_alloc: zero bytes");
+    void* p = nullptr;
+    size_t rounded = (bytes + 63) & ~uint64_t(63);
+    if (posix_memalign(&p, 64, rounded) != 0 || !p)
+      fail(CUZK_E_HOST_OOM, "cuzk_mem_alloc: could not allocate " + std::to_string(bytes) + " bytes");
+    *out = p;
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_mem_free(void* ptr, cuzk_error* err) {
+  return guard([&] { std::free(ptr); }, err);
+}
+#endif
+
+}  // extern "C"

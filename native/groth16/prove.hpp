@@ -1,0 +1,152 @@
+// One Groth16 proof, exactly snarkjs's groth16_prove.js (reference §1.2): A·w, B·w on the domain from
+// the section-4 records, C = A∘B, then each through iNTT, shift to the odd coset ω_2n·ω^j and NTT;
+// H scalars P = A·B − C (standard form); five MSMs; randomisation with r, s. The three n-element
+// Fr vectors are the only large per-proof buffers besides MSM scratch (B and C are freed before the
+// MSMs). Witness and key buffers are read in place.
+#pragma once
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "../api/guard.hpp"
+#include "../msm/pippenger_cpu.hpp"
+#include "../ntt/ntt.hpp"
+#include "key.hpp"
+
+namespace cuzk {
+
+namespace groth16_detail {
+
+using clock_t_ = std::chrono::steady_clock;
+
+inline double ms_since(clock_t_::time_point& t0) {
+  auto t1 = clock_t_::now();
+  double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  t0 = t1;
+  return ms;
+}
+
+inline void check_cancel(const volatile int32_t* cancel, const char* phase) {
+  if (cancel && *cancel) fail(CUZK_E_CANCELLED, std::string("cuzk_groth16_prove: cancelled before ") + phase);
+}
+
+// a[c] += v·w[s] over the records (A for m = 0, B for m = 1): v is stored as v·R^2, so the
+// Montgomery product with the standard-form witness lands in Montgomery form (§0.3).
+template <class F>
+void scatter_coefs(const cuzk_key& key, const uint8_t* witness, F* a, F* b) {
+  const coef_plan_t& plan = key.plan;
+  const uint8_t* coefs = key.desc.coefs;
+  thread_pool::global().parallel_for(plan.nchunks(), [&](size_t t) {
+    for (uint64_t i = plan.chunk_begin[t]; i < plan.chunk_begin[t + 1]; i++) {
+      const uint8_t* rec = coefs + plan.record(i) * coef_record_bytes;
+      uint32_t mcs[3];
+      F v, w;
+      std::memcpy(mcs, rec, sizeof mcs);
+      std::memcpy(v.l, rec + 12, sizeof v.l);
+      std::memcpy(w.l, witness + size_t(mcs[2]) * 32, sizeof w.l);
+      F& out = mcs[0] == 0 ? a[mcs[1]] : b[mcs[1]];
+      out += v * w;
+    }
+  });
+}
+
+template <class F, class Fn>
+void for_each_index(size_t n, Fn&& fn) {
+  thread_pool::global().parallel_range(n, 1 << 12, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; i++) fn(i);
+  });
+}
+
+// One MSM over key points used in place (CPU; the CUDA build's prover is groth16/prove_gpu.cu).
+template <class G>
+jacobian_t<G> msm(const uint8_t* points, const uint8_t* scalars, size_t n) {
+  return msm_pippenger<G>(reinterpret_cast<const affine_t<G>*>(points), scalars, n);
+}
+
+// Step 7 of §1.2: pi_a = A + α1 + r·δ1, pi_b = B2 + β2 + s·δ2, pib1 = B1 + β1 + s·δ1,
+// pi_c = C + H + s·pi_a + r·pib1 − (r·s)·δ1; written as A‖B‖C LEM affine.
+template <class C>
+void finish_proof(const cuzk_key_desc& d, const jacobian_t<typename C::g1> (&g1)[4],
+                  const jacobian_t<typename C::g2>& b2, const uint8_t* r, const uint8_t* s, uint8_t* out) {
+  using F = typename C::fr_t;
+  using J1 = jacobian_t<typename C::g1>;
+  using J2 = jacobian_t<typename C::g2>;
+  using A1 = affine_t<typename C::g1>;
+  using A2 = affine_t<typename C::g2>;
+  uint64_t rk[4], sk[4], rsk[4];
+  std::memcpy(rk, r, 32);
+  std::memcpy(sk, s, 32);
+  (F::load_std(r) * F::load_std(s)).to_std(rsk);
+  J1 delta1 = J1::from_affine(A1::load(d.delta1));
+  J1 pi_a = g1[0].add(A1::load(d.alpha1)).add(delta1.mul(rk, 4));
+  J2 pi_b = b2.add(A2::load(d.beta2)).add(J2::from_affine(A2::load(d.delta2)).mul(sk, 4));
+  J1 pib1 = g1[1].add(A1::load(d.beta1)).add(delta1.mul(sk, 4));
+  J1 pi_c = g1[2].add(g1[3]).add(pi_a.mul(sk, 4)).add(pib1.mul(rk, 4)).add(-delta1.mul(rsk, 4));
+  pi_a.to_affine().store(out);
+  pi_b.to_affine().store(out + A1::nbytes);
+  pi_c.to_affine().store(out + A1::nbytes + A2::nbytes);
+}
+
+}  // namespace groth16_detail
+
+// |witness|: n_vars 32-byte standard scalars; |r|, |s|: 32-byte standard scalars < r.
+template <class C>
+void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
+                   uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
+  using namespace groth16_detail;
+  using F = typename C::fr_t;
+  using G1 = typename C::g1;
+  using G2 = typename C::g2;
+  const cuzk_key_desc& d = key.desc;
+  const size_t n = d.domain_size;
+  const uint32_t lg_n = uint32_t(__builtin_ctzll(n));
+  auto t_start = clock_t_::now(), t0 = t_start;
+
+  check_cancel(cancel, "start");
+  std::unique_ptr<F[]> a(new F[n]), b(new F[n]), c(new F[n]);
+  F *pa = a.get(), *pb = b.get(), *pc = c.get();
+  for_each_index<F>(n, [&](size_t i) { pa[i] = F::zero(); pb[i] = F::zero(); });
+  scatter_coefs(key, witness, pa, pb);
+  for_each_index<F>(n, [&](size_t i) { pc[i] = pa[i] * pb[i]; });
+  tm.abc = ms_since(t0);
+
+  // holds the per-size twiddle table across the six transforms (large sizes are not kept otherwise)
+  auto twiddles = lg_n > ntt_lg_small ? ntt_roots<F>::big(lg_n) : nullptr;
+  for (F* v : {pa, pb, pc}) {
+    check_cancel(cancel, "ntt");
+    ntt_to_coset(v, lg_n);
+  }
+  twiddles.reset();
+  tm.ntt = ms_since(t0);
+
+  // P = A·B − C on the coset, from Montgomery to standard form: the H MSM scalars, written over A.
+  for_each_index<F>(n, [&](size_t i) { (pa[i] * pb[i] - pc[i]).to_std(pa[i].l); });
+  b.reset();
+  c.reset();
+  tm.join = ms_since(t0);
+
+  jacobian_t<G1> g1[4];
+  check_cancel(cancel, "msm_a");
+  g1[0] = msm<G1>(d.points_a, witness, d.n_vars);
+  tm.msm_a = ms_since(t0);
+  check_cancel(cancel, "msm_b1");
+  g1[1] = msm<G1>(d.points_b1, witness, d.n_vars);
+  tm.msm_b1 = ms_since(t0);
+  check_cancel(cancel, "msm_b2");
+  jacobian_t<G2> b2 = msm<G2>(d.points_b2, witness, d.n_vars);
+  tm.msm_b2 = ms_since(t0);
+  check_cancel(cancel, "msm_c");
+  size_t n_priv = size_t(d.n_vars) - d.n_public - 1;
+  g1[2] = msm<G1>(d.points_c, witness + size_t(d.n_public + 1) * 32, n_priv);
+  tm.msm_c = ms_since(t0);
+  check_cancel(cancel, "msm_h");
+  g1[3] = msm<G1>(d.points_h, reinterpret_cast<const uint8_t*>(pa), n);
+  tm.msm_h = ms_since(t0);
+  a.reset();
+
+  finish_proof<C>(d, g1, b2, r, s, proof_out);
+  tm.finish = ms_since(t0);
+  tm.total = ms_since(t_start);
+}
+
+}  // namespace cuzk

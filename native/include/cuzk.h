@@ -1,0 +1,176 @@
+/* cuzk.h: the C ABI of the cuzk native core. The CPU build (libcuzk_cpu.so) and the CUDA build
+ * (libcuzk_cuda.so) export exactly these symbols; src/ffi/abi.ts mirrors this file and nothing else.
+ *
+ * Conventions (every function):
+ *  - returns cuzk_status and fills the caller-owned |err| (may be NULL); never throws, never aborts.
+ *  - byte layouts are snarkjs's: integers little-endian; a scalar is 32 bytes standard form (not
+ *    Montgomery); a point is affine "LEM" (x‖y, each coordinate n8q bytes little-endian in Montgomery
+ *    form x·2^(8·n8q) mod q, G2 coordinates c0‖c1), all-zero bytes = the point at infinity.
+ *    n8q = 32 on BN254, 48 on BLS12-381; a G1 point is 2·n8q bytes, a G2 point 4·n8q bytes.
+ *  - pointers are borrowed for the duration of the call unless a comment says otherwise.
+ *  - callers (TypeScript) validate sizes and ranges first; native re-checks only what is cheap and
+ *    answers CUZK_E_INVALID_ARG, which then means a TypeScript validation bug.
+ *  - every function may be called from any thread (koffi .async() runs calls on a worker thread).
+ */
+#ifndef CUZK_H
+#define CUZK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CUZK_API __attribute__((visibility("default")))
+#else
+#define CUZK_API
+#endif
+
+/* Status codes: append only, never renumber (src/errors.ts names them; a test checks both). */
+typedef enum cuzk_status {
+  CUZK_OK = 0,
+  CUZK_E_INVALID_ARG = 1,
+  CUZK_E_FORMAT = 2,
+  CUZK_E_HOST_OOM = 3,
+  CUZK_E_DEVICE_OOM = 4,
+  CUZK_E_NO_DEVICE = 5,
+  CUZK_E_CUDA = 6,
+  CUZK_E_DEVICE_LOST = 7,
+  CUZK_E_CANCELLED = 8,
+  CUZK_E_VERIFY = 9,
+  CUZK_E_INTERNAL = 10
+} cuzk_status;
+
+/* Caller-owned error slot: nothing inside is allocated, so it is safe across threads. */
+typedef struct cuzk_error {
+  int32_t code;
+  char message[256];
+} cuzk_error;
+
+typedef enum cuzk_curve { CUZK_CURVE_BN254 = 1, CUZK_CURVE_BLS12_381 = 2 } cuzk_curve;
+typedef enum cuzk_field { CUZK_FIELD_FR = 0, CUZK_FIELD_FQ = 1, CUZK_FIELD_FQ2 = 2 } cuzk_field;
+typedef enum cuzk_group { CUZK_G1 = 1, CUZK_G2 = 2 } cuzk_group;
+
+/* ---- library ---------------------------------------------------------------------------- */
+
+/* Static strings, never freed: "CUZK_E_FORMAT"... ("CUZK_E_UNKNOWN" past the table). */
+CUZK_API const char* cuzk_status_name(int32_t code);
+/* "cpu" or "cuda": which build this library is. */
+CUZK_API const char* cuzk_backend_name(void);
+/* 1 when this build can use a GPU now (CUDA build, driver and a device present), else 0. */
+CUZK_API int32_t cuzk_cuda_available(void);
+/* Worker threads for the CPU core (0 = hardware concurrency). Not to be called during other calls. */
+CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err);
+CUZK_API uint32_t cuzk_get_threads(void);
+
+/* ---- memory: native-owned buffers handed to TypeScript as ArrayBuffers -------------------- */
+
+/* Allocates |bytes| (64-byte aligned, zero-filled not guaranteed). |pinned| = 1 asks for page-locked
+ * memory (CUDA build; the CPU build treats it as plain memory). The caller owns *out and must free it
+ * exactly once with cuzk_mem_free; any thread. */
+CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t pinned, void** out, cuzk_error* err);
+CUZK_API cuzk_status cuzk_mem_free(void* ptr, cuzk_error* err);
+
+/* ---- arithmetic entry points for tests and benchmarks ------------------------------------ */
+
+typedef enum cuzk_field_opcode {
+  CUZK_FOP_ADD = 0, CUZK_FOP_SUB = 1, CUZK_FOP_MUL = 2, CUZK_FOP_SQR = 3,
+  CUZK_FOP_NEG = 4, CUZK_FOP_INV = 5, /* inv(0) = 0 */
+  CUZK_FOP_TO_MONT = 6, CUZK_FOP_FROM_MONT = 7
+} cuzk_field_opcode;
+
+/* out[i] = op(a[i], b[i]) for i < n. Elements are standard form (ADD..INV in and out), n8 bytes
+ * each (Fq2: c0‖c1). TO_MONT maps standard → Montgomery, FROM_MONT the reverse. |b| is ignored
+ * by unary ops and may be NULL. Inputs must be < the modulus (else CUZK_E_INVALID_ARG). */
+CUZK_API cuzk_status cuzk_field_op(int32_t curve, int32_t field, int32_t op, const uint8_t* a,
+                                   const uint8_t* b, uint8_t* out, uint64_t n, cuzk_error* err);
+
+typedef enum cuzk_curve_opcode {
+  CUZK_COP_ADD = 0,      /* out = a + b */
+  CUZK_COP_DBL = 1,      /* out = 2a */
+  CUZK_COP_NEG = 2,      /* out = -a */
+  CUZK_COP_MUL = 3,      /* out = k·a with k = b[i] as a 32-byte standard scalar (any 256-bit value) */
+  CUZK_COP_ON_CURVE = 4  /* out[i] (1 byte) = 1 if a is on the curve (infinity counts), else 0 */
+} cuzk_curve_opcode;
+
+/* Points are LEM affine (see top); output points too. */
+CUZK_API cuzk_status cuzk_curve_op(int32_t curve, int32_t group, int32_t op, const uint8_t* a,
+                                   const uint8_t* b, uint8_t* out, uint64_t n, cuzk_error* err);
+
+/* out = sum scalars[i]·points[i] (Pippenger, signed windows, multi-threaded). Scalars are 32-byte
+ * standard form (callers pass values < r). Zero scalars and infinity points are allowed; points
+ * must be on the curve (callers check untrusted points). |out| is one LEM affine point. */
+CUZK_API cuzk_status cuzk_msm(int32_t curve, int32_t group, const uint8_t* points,
+                              const uint8_t* scalars, uint64_t npoints, uint8_t* out, cuzk_error* err);
+
+/* out[i] = scalars[i]·base (fixed-base windowed; for dev-setup). |out| holds n LEM affine points. */
+CUZK_API cuzk_status cuzk_batch_mul(int32_t curve, int32_t group, const uint8_t* base,
+                                    const uint8_t* scalars, uint64_t n, uint8_t* out, cuzk_error* err);
+
+/* NTT flags. */
+#define CUZK_NTT_INVERSE 1u /* inverse transform (scaled by 1/n) */
+#define CUZK_NTT_COSET 2u   /* the snarkjs odd coset: forward evaluates at g·ω_n^j, inverse undoes it,
+                               with g = ω_{2n} (snarkjs Fr.w[k+1]; Fr.shift when k = 2-adicity) */
+
+/* In-place radix-2 NTT over Fr of 2^|lg_n| standard-form elements, natural order in and out, with
+ * ω_n = snarkjs's Fr.w[lg_n] (so the result equals ffjavascript's Fr.fft / Fr.ifft). */
+CUZK_API cuzk_status cuzk_ntt(int32_t curve, uint8_t* data, uint32_t lg_n, uint32_t flags,
+                              cuzk_error* err);
+
+/* Optimal ate pairing product: out = prod e(g1[i], g2[i]) after the final exponentiation, as Fq12
+ * in standard form, 12·n8q bytes (coefficient order of the tower documented in pairing/fp12.hpp). */
+CUZK_API cuzk_status cuzk_pairing(int32_t curve, const uint8_t* g1, const uint8_t* g2, uint64_t n,
+                                  uint8_t* out, cuzk_error* err);
+
+/* ---- Groth16 ----------------------------------------------------------------------------- */
+
+/* A proving key borrowed from buffers the caller owns (snarkjs zkey sections, byte-for-byte).
+ * Every pointer must stay valid and unchanged until cuzk_key_destroy returns. */
+typedef struct cuzk_key_desc {
+  int32_t curve;
+  uint32_t n_vars;      /* wires, including wire 0 = 1 */
+  uint32_t n_public;    /* public outputs + public inputs (excluding wire 0) */
+  uint32_t domain_size; /* power of two */
+  uint64_t n_coefs;
+  const uint8_t* alpha1;  /* G1 */
+  const uint8_t* beta1;   /* G1 */
+  const uint8_t* beta2;   /* G2 */
+  const uint8_t* delta1;  /* G1 */
+  const uint8_t* delta2;  /* G2 */
+  const uint8_t* coefs;   /* section 4 after its u32 count: n_coefs × {u32 m, u32 c, u32 s, fr[32]} */
+  const uint8_t* points_a;   /* section 5: n_vars G1 */
+  const uint8_t* points_b1;  /* section 6: n_vars G1 */
+  const uint8_t* points_b2;  /* section 7: n_vars G2 */
+  const uint8_t* points_c;   /* section 8: n_vars - n_public - 1 G1 */
+  const uint8_t* points_h;   /* section 9: domain_size G1 */
+} cuzk_key_desc;
+
+typedef struct cuzk_key cuzk_key; /* opaque; created and destroyed only by the two calls below */
+
+/* Validates |desc| (record indices are trusted: TypeScript checked them) and builds a key.
+ * *out is owned by the caller, freed with cuzk_key_destroy; it may be used by one prove at a time
+ * per thread, several threads may prove with the same key concurrently. */
+CUZK_API cuzk_status cuzk_key_create(const cuzk_key_desc* desc, cuzk_key** out, cuzk_error* err);
+CUZK_API cuzk_status cuzk_key_destroy(cuzk_key* key, cuzk_error* err);
+
+/* One Groth16 proof, the snarkjs algorithm. |witness| = n_vars 32-byte standard scalars (< r);
+ * |r| and |s| = 32-byte standard randomisers (< r). |proof_out| = A (G1) ‖ B (G2) ‖ C (G1), LEM
+ * affine. |cancel| may be NULL; when it points to a nonzero value the call stops at its next phase
+ * boundary with CUZK_E_CANCELLED. */
+CUZK_API cuzk_status cuzk_groth16_prove(const cuzk_key* key, const uint8_t* witness, const uint8_t* r,
+                                        const uint8_t* s, uint8_t* proof_out,
+                                        const volatile int32_t* cancel, cuzk_error* err);
+
+/* Groth16 verification (snarkjs's equation). |vk| = alpha1 (G1) ‖ beta2 ‖ gamma2 ‖ delta2 (G2) ‖
+ * IC[n_public + 1] (G1); |publics| = n_public 32-byte standard scalars (< r, checked by caller);
+ * |proof| as produced by cuzk_groth16_prove. *valid = 1 if the proof verifies, 0 if not (points
+ * off the curve or not in the subgroup are "not valid", not an error). */
+CUZK_API cuzk_status cuzk_groth16_verify(int32_t curve, const uint8_t* vk, const uint8_t* publics,
+                                         uint32_t n_public, const uint8_t* proof, int32_t* valid,
+                                         cuzk_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_H */

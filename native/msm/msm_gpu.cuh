@@ -1,0 +1,176 @@
+// The host side of the GPU MSM (kernels in pippenger.cuh): msm_device runs sum k_i·P_i over device
+// buffers on one stream; msm_gpu_host uploads host buffers first. Scalars are 32-byte little-endian
+// standard-form integers (any 256-bit value), points affine Montgomery (LEM), infinity allowed,
+// n < 2^31. One host synchronisation after classification (to size the bucket pass) and one at the
+// end (window sums); the c-bit window combination, ~c·nwin doublings, runs on the host.
+#pragma once
+#include "pippenger.cuh"
+
+namespace cuzk {
+namespace msm_gpu {
+
+// Launches sum pts[idx[i]] for i < n1 into *out (device).
+template <class DF>
+void ones_sum(dev_arena_t& ar, const daffine_t<DF>* pts, const uint32_t* idx, uint32_t n1, dxyzz_t<DF>* out) {
+  using X = dxyzz_t<DF>;
+  constexpr unsigned T = tree_threads<X>();
+  unsigned blocks = std::min<unsigned>(ceil_div(n1, T), 2 * unsigned(gpu_info().sm_count));
+  X* partial = ar.alloc<X>(blocks);
+  sum_points_kernel<DF><<<blocks, T, T * sizeof(X), ar.stream()>>>(pts, idx, n1, partial);
+  CUZK_CUDA_LAUNCHED();
+  sum_xyzz_kernel<DF><<<1, T, T * sizeof(X), ar.stream()>>>(partial, blocks, out);
+  CUZK_CUDA_LAUNCHED();
+}
+
+struct window_plan_t {
+  uint32_t c, nwin;
+};
+
+// Pippenger over the m points pts[idx[k]] (scalars > 1 of at most nbits bits); returns the nwin
+// window sums sum_b (b+1)·B_b (device), window w weighing 2^(c·w).
+template <class DF>
+const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const uint32_t* scalars,
+                             const uint32_t* idx, uint32_t m, uint32_t nbits, window_plan_t& plan) {
+  using X = dxyzz_t<DF>;
+  cudaStream_t st = ar.stream();
+  uint32_t c = choose_window(m, nbits), nwin = (nbits + c) / c;
+  uint32_t half = 1u << (c - 1), sentinel = nwin * half;
+  plan = {c, nwin};
+  size_t npairs = size_t(m) * nwin;
+  int end_bit = 32 - __builtin_clz(sentinel);
+  uint32_t rmax = uint32_t(std::min<size_t>(npairs, size_t(sentinel) + 1));
+
+  uint32_t *keys = ar.alloc<uint32_t>(npairs), *vals = ar.alloc<uint32_t>(npairs);
+  uint32_t *keys2 = ar.alloc<uint32_t>(npairs), *vals2 = ar.alloc<uint32_t>(npairs);
+  digits_kernel<<<ceil_div(m, 256), 256, 0, st>>>(scalars, idx, m, c, nwin, keys, vals);
+  CUZK_CUDA_LAUNCHED();
+  cub_run(ar, [&](void* t, size_t& b) {
+    return cub::DeviceRadixSort::SortPairs(t, b, keys, keys2, vals, vals2, npairs, 0, end_bit, st);
+  });
+
+  uint32_t *uniq = ar.alloc<uint32_t>(rmax + 1), *counts = ar.alloc<uint32_t>(rmax + 1);
+  uint32_t *starts = ar.alloc<uint32_t>(rmax + 1), *nseg = ar.alloc<uint32_t>(rmax + 1);
+  uint32_t *segstart = ar.alloc<uint32_t>(rmax + 1), *scal = ar.alloc<uint32_t>(4);
+  uint32_t *nr = scal, *maxc = scal + 1, *seg_len = scal + 2;
+  CUZK_CUDA_OK(cudaMemsetAsync(counts, 0, (rmax + 1) * sizeof(uint32_t), st));
+  CUZK_CUDA_OK(cudaMemsetAsync(nseg, 0, (rmax + 1) * sizeof(uint32_t), st));
+  CUZK_CUDA_OK(cudaMemsetAsync(scal, 0, 4 * sizeof(uint32_t), st));
+  cub_run(ar, [&](void* t, size_t& b) {
+    return cub::DeviceRunLengthEncode::Encode(t, b, keys2, uniq, counts, nr, npairs, st);
+  });
+  drop_sentinel_kernel<<<1, 1, 0, st>>>(uniq, counts, nr, sentinel);
+  CUZK_CUDA_LAUNCHED();
+  cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, starts, rmax + 1, st); });
+  cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceReduce::Max(t, b, counts, maxc, rmax, st); });
+  plan_segments_kernel<<<1, 1, 0, st>>>(maxc, starts, nr, seg_len);
+  CUZK_CUDA_LAUNCHED();
+  nseg_kernel<<<ceil_div(rmax, 256), 256, 0, st>>>(counts, nr, seg_len, rmax, nseg);
+  CUZK_CUDA_LAUNCHED();
+  cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, nseg, segstart, rmax + 1, st); });
+
+  X* buckets = ar.alloc<X>(sentinel);
+  CUZK_CUDA_OK(cudaMemsetAsync(buckets, 0, size_t(sentinel) * sizeof(X), st));  // all-zero = infinity
+  uint32_t smax = rmax + max_segments_extra;
+  X* partials = ar.alloc<X>(smax);
+  accumulate_kernel<DF><<<ceil_div(smax, 128), 128, 0, st>>>(pts, vals2, uniq, counts, starts, segstart, nr,
+                                                             seg_len, buckets, partials);
+  CUZK_CUDA_LAUNCHED();
+  join_segments_kernel<DF><<<ceil_div(rmax, 128), 128, 0, st>>>(uniq, segstart, nr, partials, buckets);
+  CUZK_CUDA_LAUNCHED();
+
+  const X *a = buckets, *s = buckets;
+  uint32_t items = half, lg_len = 0;
+  for (bool first = true; first || items > 1; first = false) {
+    uint32_t K = std::min<uint32_t>(items, first ? 8 : 4), per = items / K;
+    X *a_out = ar.alloc<X>(size_t(nwin) * per), *s_out = ar.alloc<X>(size_t(nwin) * per);
+    reduce_level_kernel<DF><<<ceil_div(size_t(nwin) * per, 128), 128, 0, st>>>(a, s, items, K, lg_len, nwin, first,
+                                                                                a_out, s_out);
+    CUZK_CUDA_LAUNCHED();
+    a = a_out;
+    s = s_out;
+    items = per;
+    lg_len += 31 - __builtin_clz(K);
+  }
+  return a;
+}
+
+}  // namespace msm_gpu
+
+// sum k_i·P_i; |d_points| and |d_scalars| are device pointers (host-layout affine points, 32-byte
+// scalars), |st| the stream the work is queued on. Returns after the stream has finished it.
+template <class G>
+jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, size_t n, cudaStream_t st) {
+  using namespace msm_gpu;
+  using DF = gpu_t<G>;
+  using DX = dxyzz_t<DF>;
+  using HX = xyzz_t<G>;
+  if (n == 0) return jacobian_t<G>::infinity();
+  if (n >= (size_t(1) << 31)) fail(CUZK_E_INVALID_ARG, "msm_device: n must be below 2^31");
+  const auto* pts = reinterpret_cast<const daffine_t<DF>*>(d_points);
+  const auto* sc = reinterpret_cast<const uint32_t*>(d_scalars);
+  dev_arena_t ar(st);
+  uint32_t n32 = uint32_t(n);
+  uint8_t *is_big = ar.alloc<uint8_t>(n), *is_one = ar.alloc<uint8_t>(n);
+  uint32_t *iota = ar.alloc<uint32_t>(n), *big = ar.alloc<uint32_t>(n), *one = ar.alloc<uint32_t>(n);
+  uint32_t* cnt = ar.alloc<uint32_t>(4);  // m, n1, max bits
+  CUZK_CUDA_OK(cudaMemsetAsync(cnt, 0, 4 * sizeof(uint32_t), st));
+  classify_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(pts, reinterpret_cast<const uint4*>(sc), n32, is_big, is_one,
+                                                        iota, cnt + 2);
+  CUZK_CUDA_LAUNCHED();
+  cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceSelect::Flagged(t, b, iota, is_big, big, cnt, n, st); });
+  cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceSelect::Flagged(t, b, iota, is_one, one, cnt + 1, n, st); });
+  uint32_t h_cnt[4];
+  CUZK_CUDA_OK(cudaMemcpyAsync(h_cnt, cnt, sizeof h_cnt, cudaMemcpyDeviceToHost, st));
+  CUZK_CUDA_OK(cudaStreamSynchronize(st));
+  uint32_t m = h_cnt[0], n1 = h_cnt[1], nbits = h_cnt[2];
+
+  DX* d_one_sum = ar.alloc<DX>(1);
+  CUZK_CUDA_OK(cudaMemsetAsync(d_one_sum, 0, sizeof(DX), st));
+  if (n1) ones_sum<DF>(ar, pts, one, n1, d_one_sum);
+  HX total;
+  CUZK_CUDA_OK(cudaMemcpyAsync(&total, d_one_sum, sizeof(DX), cudaMemcpyDeviceToHost, st));
+  std::vector<HX> wins;
+  for (size_t b0 = 0; b0 < m; b0 += block_scalars) {
+    uint32_t mb = uint32_t(std::min<size_t>(block_scalars, m - b0));
+    window_plan_t plan;
+    const DX* d_wins = bucket_msm<DF>(ar, pts, sc, big + b0, mb, nbits, plan);
+    wins.assign(plan.nwin, HX{});
+    CUZK_CUDA_OK(cudaMemcpyAsync(wins.data(), d_wins, plan.nwin * sizeof(DX), cudaMemcpyDeviceToHost, st));
+    CUZK_CUDA_OK(cudaStreamSynchronize(st));
+    HX acc = HX::infinity();
+    for (uint32_t w = plan.nwin; w-- > 0;) {
+      for (uint32_t i = 0; i < plan.c && !acc.is_inf(); i++) acc = acc.dbl();
+      acc.add(wins[w]);
+    }
+    total.add(acc);
+  }
+  CUZK_CUDA_OK(cudaStreamSynchronize(st));
+  return total.to_jacobian();
+}
+
+// Uploads |points| and |scalars| (host memory; pinned memory uploads ~7x faster) and runs msm_device.
+template <class G>
+jacobian_t<G> msm_gpu_host(const affine_t<G>* points, const uint8_t* scalars, size_t n) {
+  if (n == 0) return jacobian_t<G>::infinity();
+  gpu_stream_t st;
+  dev_arena_t ar(st);
+  auto* d_pts = ar.alloc<affine_t<G>>(n);
+  auto* d_sc = ar.alloc<uint8_t>(n * 32);
+  CUZK_CUDA_OK(cudaMemcpyAsync(d_pts, points, n * sizeof(affine_t<G>), cudaMemcpyHostToDevice, st));
+  CUZK_CUDA_OK(cudaMemcpyAsync(d_sc, scalars, n * 32, cudaMemcpyHostToDevice, st));
+  return msm_device<G>(d_pts, d_sc, n, st);
+}
+
+}  // namespace cuzk
+
+// Instantiated once each in msm/msm_<curve>_<group>.cu.
+#define CUZK_MSM_GPU_EXTERN(G)                                                                            \
+  extern template jacobian_t<G> msm_device<G>(const affine_t<G>*, const uint8_t*, size_t, cudaStream_t); \
+  extern template jacobian_t<G> msm_gpu_host<G>(const affine_t<G>*, const uint8_t*, size_t);
+namespace cuzk {
+CUZK_MSM_GPU_EXTERN(bn254_g1_params)
+CUZK_MSM_GPU_EXTERN(bn254_g2_params)
+CUZK_MSM_GPU_EXTERN(bls12_381_g1_params)
+CUZK_MSM_GPU_EXTERN(bls12_381_g2_params)
+}  // namespace cuzk
+#undef CUZK_MSM_GPU_EXTERN

@@ -1,0 +1,247 @@
+// GPU multi-scalar multiplication: Pippenger with signed c-bit windows and XYZZ buckets.
+// 1. classify: scalars 0 (and infinity points) are dropped, scalars 1 summed by a plain reduction,
+//    the rest compacted (supraseal's 0/1 split: Groth16 witnesses are mostly 0/1).
+// 2. digits -> (bucket, point|sign) pairs, CUB radix sort by bucket, run-length encode.
+// 3. accumulation: one thread per segment of at most L points of one bucket (L >= sqrt of the
+//    largest bucket, so a skewed bucket - all-equal scalars - is split and re-joined in <= L steps).
+// 4. reduction on the GPU, per window sum_b (b+1)·B_b, in levels of K items per thread (see
+//    reduce_level_kernel); the c-bit window combination (Horner) and the 1-sum finish on the host.
+#pragma once
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <vector>
+
+#include "../curve/dev.cuh"
+#include "../util/gpu.hpp"
+
+namespace cuzk {
+namespace msm_gpu {
+
+using dev::daffine_t;
+using dev::dxyzz_t;
+// Kernels are templates over DF, the device field of the point coordinates (Fq or Fq2).
+
+constexpr uint32_t sign_bit = 1u << 31;
+constexpr uint32_t max_segments_extra = 1u << 16;  // S <= runs + this (see plan_segments_kernel)
+constexpr size_t block_scalars = size_t(1) << 26;  // keeps pairs = m·nwin below 2^32
+
+template <class X>
+__device__ __forceinline__ void block_reduce(X acc, X* sm, X* out) {
+  sm[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      X a = sm[threadIdx.x];
+      a.add(sm[threadIdx.x + s]);
+      sm[threadIdx.x] = a;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = sm[0];
+}
+
+// flags and the largest bit length among the scalars that need the bucket method
+template <class DF>
+__global__ void classify_kernel(const daffine_t<DF>* pts, const uint4* scalars, uint32_t n, uint8_t* is_big,
+                                uint8_t* is_one, uint32_t* iota, uint32_t* maxbits) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t bits = 0;
+  if (i < n) {
+    uint4 lo = scalars[2 * size_t(i)], hi = scalars[2 * size_t(i) + 1];
+    uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    uint32_t rest = w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7];
+    bool inf = pts[i].is_inf();
+    bool zero = (w[0] | rest) == 0, one = w[0] == 1 && rest == 0;
+    bool big = !inf && !zero && !one;
+    is_big[i] = big;
+    is_one[i] = !inf && one;
+    iota[i] = i;
+    if (big) {
+#pragma unroll
+      for (int k = 7; k >= 0; k--)
+        if (w[k] && !bits) bits = 32 * k + 32 - __clz(w[k]);
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
+  if ((threadIdx.x & 31) == 0 && bits) atomicMax(maxbits, bits);
+}
+
+// Signed recoding (as msm/pippenger_cpu.hpp recode): window w of scalar idx[k] goes to pair w·m + k;
+// zero digits get the sentinel key, which sorts last and is dropped.
+__global__ void digits_kernel(const uint32_t* scalars, const uint32_t* idx, uint32_t m, uint32_t c,
+                              uint32_t nwin, uint32_t* keys, uint32_t* vals) {
+  uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= m) return;
+  uint32_t i = idx[k];
+  const uint32_t* s = scalars + 8 * size_t(i);
+  uint32_t half = 1u << (c - 1), mask = (1u << c) - 1, carry = 0, sentinel = nwin * half;
+  for (uint32_t w = 0; w < nwin; w++) {
+    uint32_t off = w * c, wi = off >> 5, sh = off & 31;
+    uint64_t v = wi < 8 ? s[wi] : 0;
+    if (wi + 1 < 8) v |= uint64_t(s[wi + 1]) << 32;
+    uint32_t raw = (uint32_t(v >> sh) & mask) + carry;
+    carry = raw > half;
+    int32_t d = int32_t(raw) - int32_t(carry << c);
+    size_t o = size_t(w) * m + k;
+    keys[o] = d == 0 ? sentinel : w * half + uint32_t(abs(d) - 1);
+    vals[o] = i | (d < 0 ? sign_bit : 0);
+  }
+}
+
+// The sentinel (zero digits) is the largest key, so it can only be the last run.
+__global__ void drop_sentinel_kernel(const uint32_t* uniq, uint32_t* counts, uint32_t* nr, uint32_t sentinel) {
+  uint32_t r = *nr;
+  if (r && uniq[r - 1] == sentinel) {
+    counts[r - 1] = 0;
+    *nr = r - 1;
+  }
+}
+
+// Segment length L: >= sqrt(largest bucket) bounds both the accumulation and the re-join of a split
+// bucket; >= E / 2^16 (unless every bucket fits in one segment) bounds the segment count by
+// runs + 2^16; >= 32 keeps ordinary buckets whole.
+__global__ void plan_segments_kernel(const uint32_t* maxc, const uint32_t* starts, const uint32_t* nr,
+                                     uint32_t* seg_len) {
+  uint32_t mc = *maxc, e = starts[*nr];
+  uint32_t sq = uint32_t(ceilf(sqrtf(float(mc)))) + 1;
+  uint32_t want = max(32u, (e + max_segments_extra - 1) / max_segments_extra);
+  *seg_len = max(1u, max(sq, min(mc, want)));
+}
+
+__global__ void nseg_kernel(const uint32_t* counts, const uint32_t* nr, const uint32_t* seg_len, uint32_t rmax,
+                            uint32_t* nseg) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rmax) return;
+  uint32_t L = *seg_len;
+  nseg[r] = r < *nr ? (counts[r] + L - 1) / L : 0;
+}
+
+// One thread per segment: the mixed additions of up to L points into one XYZZ accumulator.
+template <class DF>
+__global__ void __launch_bounds__(128) accumulate_kernel(
+    const daffine_t<DF>* pts, const uint32_t* vals, const uint32_t* uniq, const uint32_t* counts,
+    const uint32_t* starts, const uint32_t* segstart, const uint32_t* nr_p, const uint32_t* seg_len,
+    dxyzz_t<DF>* buckets, dxyzz_t<DF>* partials) {
+  uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t nr = *nr_p, total = segstart[nr];
+  if (s >= total) return;
+  uint32_t r = s;
+  if (total != nr) {  // some bucket is split: find the run holding segment s
+    uint32_t lo = 0, hi = nr;
+    while (hi - lo > 1) {
+      uint32_t mid = (lo + hi) / 2;
+      if (segstart[mid] <= s) lo = mid; else hi = mid;
+    }
+    r = lo;
+  }
+  uint32_t L = *seg_len, b = starts[r] + (s - segstart[r]) * L;
+  uint32_t e = min(b + L, starts[r] + counts[r]);
+  dxyzz_t<DF> acc = dxyzz_t<DF>::infinity();
+  for (uint32_t p = b; p < e; p++) {
+    uint32_t v = vals[p];
+    const daffine_t<DF>& q = pts[v & ~sign_bit];
+    acc.add_affine(q.x, q.y, (v & sign_bit) != 0);
+  }
+  if (segstart[r + 1] - segstart[r] == 1) buckets[uniq[r]] = acc;
+  else partials[s] = acc;
+}
+
+template <class DF>
+__global__ void join_segments_kernel(const uint32_t* uniq, const uint32_t* segstart, const uint32_t* nr_p,
+                                     const dxyzz_t<DF>* partials, dxyzz_t<DF>* buckets) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= *nr_p) return;
+  uint32_t b = segstart[r], e = segstart[r + 1];
+  if (e - b <= 1) return;
+  dxyzz_t<DF> acc = partials[b];
+  for (uint32_t j = b + 1; j < e; j++) acc.add(partials[j]);
+  buckets[uniq[r]] = acc;
+}
+
+// One level of the weighted bucket sum. Input per window: |items| pairs (a_j, s_j), each standing for
+// a run of 2^lg_len buckets with a_j = sum (local index + 1)·B and s_j = sum B. A thread joins K
+// consecutive pairs: a = sum a_j + 2^lg_len · sum j·s_j, s = sum s_j, with sum j·s_j by running sums.
+// Level 0 reads the buckets themselves (a_j = s_j = B_j, lg_len = 0), so a = s + sum j·s_j.
+template <class DF>
+__global__ void __launch_bounds__(128) reduce_level_kernel(
+    const dxyzz_t<DF>* a_in, const dxyzz_t<DF>* s_in, uint32_t items, uint32_t K, uint32_t lg_len,
+    uint32_t nwin, bool first, dxyzz_t<DF>* a_out, dxyzz_t<DF>* s_out) {
+  using X = dxyzz_t<DF>;
+  uint32_t per = items / K, tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= nwin * per) return;
+  size_t base = size_t(tid / per) * items + size_t(tid % per) * K;
+  X run = X::infinity(), wsum = X::infinity();
+  for (uint32_t j = K - 1; j >= 1; j--) {
+    run.add(s_in[base + j]);
+    wsum.add(run);
+  }
+  run.add(s_in[base]);
+  X acc;
+  if (first) {
+    acc = run;
+    acc.add(wsum);
+  } else {
+    for (uint32_t i = 0; i < lg_len; i++) wsum = wsum.dbl();
+    acc = wsum;
+    for (uint32_t j = 0; j < K; j++) acc.add(a_in[base + j]);
+  }
+  a_out[tid] = acc;
+  s_out[tid] = run;
+}
+
+// sum of pts[idx[i]], i < count: per-thread strided sums, then a tree in shared memory per block.
+template <class DF>
+__global__ void sum_points_kernel(const daffine_t<DF>* pts, const uint32_t* idx, uint32_t count,
+                                  dxyzz_t<DF>* out) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  using X = dxyzz_t<DF>;
+  X acc = X::infinity();
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const daffine_t<DF>& q = pts[idx[i]];
+    acc.add_affine(q.x, q.y, false);
+  }
+  block_reduce(acc, reinterpret_cast<X*>(smem_raw), out + blockIdx.x);
+}
+
+template <class DF>
+__global__ void sum_xyzz_kernel(const dxyzz_t<DF>* in, uint32_t count, dxyzz_t<DF>* out) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  using X = dxyzz_t<DF>;
+  X acc = X::infinity();
+  for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) acc.add(in[i]);
+  block_reduce(acc, reinterpret_cast<X*>(smem_raw), out);
+}
+
+// CUB's two-call convention: size query, then the call with scratch from the arena.
+template <class F>
+void cub_run(dev_arena_t& ar, F&& f) {
+  size_t bytes = 0;
+  CUZK_CUDA_OK(f(nullptr, bytes));
+  void* tmp = ar.alloc<uint8_t>(bytes);
+  CUZK_CUDA_OK(f(tmp, bytes));
+}
+
+// Window width by modelled cost: m·nwin mixed additions (~10 mults, plus ~3 for sort traffic)
+// against nwin·2^(c-1) buckets at ~2 general additions (~14 mults each) in the reduction.
+inline uint32_t choose_window(size_t m, uint32_t nbits) {
+  uint32_t best = 4;
+  double best_cost = 1e300;
+  for (uint32_t c = 4; c <= 22; c++) {
+    uint32_t nwin = (nbits + 1 + c - 1) / c;
+    double cost = double(m) * nwin * 13.0 + double(nwin) * double(1u << (c - 1)) * 30.0;
+    if (cost < best_cost) { best_cost = cost; best = c; }
+  }
+  return best;
+}
+
+// Threads per block for the shared-memory trees: <= 32 KiB of buckets.
+template <class X>
+constexpr unsigned tree_threads() {
+  unsigned t = 256;
+  while (t > 32 && t * sizeof(X) > 32768) t /= 2;
+  return t;
+}
+
+}  // namespace msm_gpu
+}  // namespace cuzk

@@ -1,0 +1,275 @@
+// CPU multi-scalar multiplication: Pippenger's bucket method with signed c-bit windows (digits in
+// [-2^(c-1), 2^(c-1)], so 2^(c-1) buckets per window), digits recoded once per MSM; buckets are
+// XYZZ (mixed additions) for small windows and batched affine (batch_affine.hpp) from 12 bits up.
+// Scalars equal to 0 (and infinity points) are dropped and scalars equal to 1 are summed directly,
+// because Groth16 witnesses are mostly 0/1. Tasks = windows x point ranges on thread_pool::global().
+// Measured (2 threads of a 16-core H200 host, 2026-11-30, random scalars, BN254 Fq mul ~30 ns):
+// BN254 G1 2^12/2^14/2^16 = 35/93/290 ms; BLS12-381 G2 2^16 = 2.5 s.
+//
+// API (cuzk_msm and the Groth16 prover call these):
+//   template <class G> jacobian_t<G> msm_pippenger(const affine_t<G>* points, const uint8_t* scalars,
+//                                                  size_t n, size_t scalar_stride = 32);
+//     = sum_i k_i·points[i], k_i the 32-byte little-endian standard-form integer at
+//     scalars + i·scalar_stride (any 256-bit value, not reduced mod r). Points: affine (Montgomery),
+//     infinity allowed, on the curve. n < 2^32. Called inside a parallel region it runs inline.
+//   template <class G> jacobian_t<G> msm_pippenger(const affine_t<G>* points,
+//                                                  const uint8_t* const* scalar_ptrs, size_t n);
+//     the same with k_i at scalar_ptrs[i].
+#pragma once
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "../curve/bls12_381.hpp"
+#include "../curve/bn254.hpp"
+#include "../curve/xyzz.hpp"
+#include "../util/thread_pool.hpp"
+#include "batch_affine.hpp"
+
+namespace cuzk {
+namespace msm_detail {
+
+constexpr unsigned max_window = 15;        // int16 digits: |d| <= 2^14
+constexpr size_t block_scalars = 1u << 20;  // digits for one block: <= 2^20 · nwin · 2 bytes (~36 MB)
+constexpr size_t classify_chunk = 1u << 13;
+#ifndef CUZK_MSM_AFFINE_MIN_WINDOW
+#define CUZK_MSM_AFFINE_MIN_WINDOW 12
+#endif
+// Batched affine buckets from this window size up: the batch (nbuckets/8 >= 256 additions) then
+// amortises its inversion (~380M at 254 bits) to under 1.5M per addition.
+constexpr unsigned affine_min_window = CUZK_MSM_AFFINE_MIN_WINDOW;
+
+struct strided_scalars {
+  const uint8_t* p;
+  size_t stride;
+  void load(size_t i, uint64_t* k) const { std::memcpy(k, p + i * stride, 32); }
+};
+struct indirect_scalars {
+  const uint8_t* const* p;
+  void load(size_t i, uint64_t* k) const { std::memcpy(k, p[i], 32); }
+};
+
+// Bits [off, off + c) of the 256-bit |k| (k[4] must be 0); zero past bit 255.
+inline uint32_t window_bits(const uint64_t* k, unsigned off, unsigned c) {
+  unsigned li = off >> 6, sh = off & 63;
+  if (li >= 4) return 0;
+  uint64_t v = k[li] >> sh;
+  if (sh + c > 64) v |= k[li + 1] << (64 - sh);
+  return (uint32_t)v & ((1u << c) - 1);
+}
+
+// Signed recoding: raw window + carry in [0, 2^c]; above 2^(c-1) it becomes raw - 2^c with a carry
+// into the next window. nwin·c >= nbits + 1 leaves no carry out of the top window.
+inline void recode(const uint64_t* k, unsigned c, unsigned nwin, int16_t* out, size_t stride) {
+  uint32_t carry = 0, half = 1u << (c - 1);
+  for (unsigned w = 0; w < nwin; w++) {
+    uint32_t raw = window_bits(k, w * c, c) + carry;
+    carry = raw > half;
+    out[w * stride] = (int16_t)((int32_t)raw - (int32_t)(carry << c));
+  }
+}
+
+inline unsigned bit_length(const uint64_t* k) {
+  for (unsigned i = 4; i-- > 0;)
+    if (k[i]) return 64 * i + 64 - (unsigned)__builtin_clzll(k[i]);
+  return 0;
+}
+
+struct plan_t {
+  unsigned c, nwin, nsub;  // window bits, windows, point ranges per window
+};
+
+// Picks c and the number of point ranges by modelled makespan: tasks = nwin·nsub spread over
+// |nthreads|, each costing m/nsub bucket additions plus the running-sum reduction over 2^(c-1)
+// buckets. Unit = one XYZZ mixed addition (8M+2S); a general one (12M+2S) is ~1.4, a batched
+// affine one ~0.7 (5M+1S plus its share of the inversion and bookkeeping); an affine bucket costs
+// 3.0 to reduce (madd + add, plus its allocation and cache misses). Checked by sweeping c
+// (2 threads, 2^16 points, 2026-11-30): best c = 12 for BN254 G1, 12-13 for BLS12-381 G2.
+// |force_window| (benchmarks only; 0 = model) fixes c.
+inline unsigned force_window = 0;
+
+inline plan_t choose_plan(size_t m, unsigned nbits, size_t nthreads) {
+  plan_t best{1, nbits + 1, 1};
+  double best_cost = 1e300;
+  size_t max_sub = nthreads > 1 ? 4 * nthreads : 1;
+  for (unsigned c = 1; c <= max_window; c++) {
+    if (force_window && c != force_window) continue;
+    unsigned nwin = (nbits + 1 + c - 1) / c;
+    bool affine = c >= affine_min_window;
+    double per_point = affine ? 0.7 : 1.0, per_bucket = affine ? 3.0 : 2.8;
+    for (size_t nsub = 1; nsub <= max_sub && nsub <= m; nsub++) {
+      double task = per_point * (double)m / nsub + per_bucket * (double)(1u << (c - 1));
+      double cost = (double)((nwin * nsub + nthreads - 1) / nthreads) * task;
+      if (cost < best_cost) { best_cost = cost; best = {c, nwin, (unsigned)nsub}; }
+    }
+  }
+  return best;
+}
+
+// Sum over buckets of (b+1)·bucket[b] for one window of one point range [b, e) of |idx|.
+template <class G>
+xyzz_t<G> window_sum_xyzz(const affine_t<G>* points, const uint32_t* idx, const int16_t* digits,
+                          size_t b, size_t e, unsigned c) {
+  using xyzz = xyzz_t<G>;
+  size_t nb = size_t(1) << (c - 1);
+  std::vector<xyzz> buckets(nb, xyzz::infinity());
+  for (size_t k = b; k < e; k++) {
+    int32_t d = digits[k];
+    if (d == 0) continue;
+    const affine_t<G>& p = points[idx[k]];
+    if (d > 0) buckets[d - 1].add_affine(p.x, p.y, false);
+    else buckets[-d - 1].add_affine(p.x, p.y, true);
+  }
+  xyzz run = xyzz::infinity(), acc = xyzz::infinity();
+  for (size_t i = nb; i-- > 0;) {
+    run.add(buckets[i]);
+    acc.add(run);
+  }
+  return acc;
+}
+
+// window_sum_xyzz with batched affine buckets. Additions to a bucket that already has one pending
+// are retried after the batch; when retries stop filling batches (many equal digits), the rest go
+// to XYZZ buckets so that no input costs an inversion per addition.
+template <class G>
+xyzz_t<G> window_sum_affine(const affine_t<G>* points, const uint32_t* idx, const int16_t* digits,
+                            size_t b, size_t e, unsigned c) {
+  using xyzz = xyzz_t<G>;
+  size_t nb = size_t(1) << (c - 1);
+  affine_buckets_t<G> bk(nb, nb / 8);
+  std::vector<uint32_t> deferred, next;
+  auto try_add = [&](size_t k) {
+    int32_t d = digits[k];
+    affine_t<G> p = points[idx[k]];
+    if (d < 0) p.y = -p.y;
+    return bk.add((uint32_t)(d > 0 ? d - 1 : -d - 1), p);
+  };
+  for (size_t k = b; k < e; k++)
+    if (digits[k] != 0 && !try_add(k)) deferred.push_back((uint32_t)k);
+  std::vector<xyzz> rest;
+  while (!deferred.empty()) {
+    bk.flush();
+    next.clear();
+    for (uint32_t k : deferred)
+      if (!try_add(k)) next.push_back(k);
+    if (deferred.size() - next.size() < nb / 64 && !next.empty()) {
+      rest.assign(nb, xyzz::infinity());
+      for (uint32_t k : next) {
+        int32_t d = digits[k];
+        const affine_t<G>& p = points[idx[k]];
+        rest[d > 0 ? d - 1 : -d - 1].add_affine(p.x, p.y, d < 0);
+      }
+      next.clear();
+    }
+    deferred.swap(next);
+  }
+  bk.flush();
+  xyzz run = xyzz::infinity(), acc = xyzz::infinity();
+  for (size_t i = nb; i-- > 0;) {
+    if (bk.full(i)) run.add_affine(bk[i].x, bk[i].y, false);
+    if (!rest.empty()) run.add(rest[i]);
+    acc.add(run);
+  }
+  return acc;
+}
+
+template <class G>
+xyzz_t<G> window_sum(const affine_t<G>* points, const uint32_t* idx, const int16_t* digits,
+                     size_t b, size_t e, unsigned c) {
+  if (c >= affine_min_window) return window_sum_affine<G>(points, idx, digits, b, e, c);
+  return window_sum_xyzz<G>(points, idx, digits, b, e, c);
+}
+
+// Pippenger over the points idx[0..m) (scalars all > 1, bit length <= nbits).
+template <class G, class S>
+xyzz_t<G> bucket_msm(const affine_t<G>* points, const S& scalars, const uint32_t* idx, size_t m,
+                     unsigned nbits) {
+  using xyzz = xyzz_t<G>;
+  thread_pool& pool = thread_pool::global();
+  plan_t pl = choose_plan(m, nbits, pool.size());
+  std::vector<int16_t> digits((size_t)pl.nwin * m);  // window-major: digits[w·m + k]
+  pool.parallel_range(m, 1024, [&](size_t b, size_t e) {
+    uint64_t k[5] = {0, 0, 0, 0, 0};
+    for (size_t i = b; i < e; i++) {
+      scalars.load(idx[i], k);
+      recode(k, pl.c, pl.nwin, digits.data() + i, m);
+    }
+  });
+  std::vector<xyzz> partial((size_t)pl.nwin * pl.nsub);
+  pool.parallel_for(partial.size(), [&](size_t t) {
+    size_t w = t / pl.nsub, j = t % pl.nsub;
+    size_t b = m * j / pl.nsub, e = m * (j + 1) / pl.nsub;
+    partial[t] = window_sum<G>(points, idx, digits.data() + w * m, b, e, pl.c);
+  });
+  xyzz acc = xyzz::infinity();
+  for (size_t w = pl.nwin; w-- > 0;) {
+    for (unsigned i = 0; i < pl.c && !acc.is_inf(); i++) acc = acc.dbl();
+    for (size_t j = 0; j < pl.nsub; j++) acc.add(partial[w * pl.nsub + j]);
+  }
+  return acc;
+}
+
+template <class G, class S>
+jacobian_t<G> msm_run(const affine_t<G>* points, const S& scalars, size_t n) {
+  using xyzz = xyzz_t<G>;
+  if (n == 0) return jacobian_t<G>::infinity();
+  thread_pool& pool = thread_pool::global();
+  size_t nchunks = (n + classify_chunk - 1) / classify_chunk;
+  std::vector<std::vector<uint32_t>> lists(nchunks);
+  std::vector<xyzz> ones(nchunks, xyzz::infinity());
+  std::vector<uint64_t> bits(nchunks * 4, 0);
+  pool.parallel_for(nchunks, [&](size_t ch) {
+    size_t b = ch * classify_chunk, e = std::min(n, b + classify_chunk);
+    uint64_t k[4];
+    for (size_t i = b; i < e; i++) {
+      scalars.load(i, k);
+      if ((k[0] | k[1] | k[2] | k[3]) == 0 || points[i].is_inf()) continue;
+      if (k[0] == 1 && (k[1] | k[2] | k[3]) == 0) { ones[ch].add(points[i]); continue; }
+      lists[ch].push_back((uint32_t)i);
+      for (int l = 0; l < 4; l++) bits[ch * 4 + l] |= k[l];
+    }
+  });
+  xyzz total = xyzz::infinity();
+  size_t m = 0;
+  uint64_t all_bits[4] = {0, 0, 0, 0};
+  for (size_t ch = 0; ch < nchunks; ch++) {
+    total.add(ones[ch]);
+    m += lists[ch].size();
+    for (int l = 0; l < 4; l++) all_bits[l] |= bits[ch * 4 + l];
+  }
+  if (m == 0) return total.to_jacobian();
+  std::vector<uint32_t> idx;
+  idx.reserve(m);
+  for (auto& l : lists) { idx.insert(idx.end(), l.begin(), l.end()); std::vector<uint32_t>().swap(l); }
+  unsigned nbits = bit_length(all_bits);
+  for (size_t b = 0; b < m; b += block_scalars)
+    total.add(bucket_msm<G>(points, scalars, idx.data() + b, std::min(block_scalars, m - b), nbits));
+  return total.to_jacobian();
+}
+
+}  // namespace msm_detail
+
+template <class G>
+jacobian_t<G> msm_pippenger(const affine_t<G>* points, const uint8_t* scalars, size_t n,
+                            size_t scalar_stride = 32) {
+  return msm_detail::msm_run<G>(points, msm_detail::strided_scalars{scalars, scalar_stride}, n);
+}
+
+template <class G>
+jacobian_t<G> msm_pippenger(const affine_t<G>* points, const uint8_t* const* scalar_ptrs, size_t n) {
+  return msm_detail::msm_run<G>(points, msm_detail::indirect_scalars{scalar_ptrs}, n);
+}
+
+// Instantiated once per group in msm/msm_<curve>.cpp (MSM templates cost ~10-40 s of compile time
+// per group); every other translation unit links to those.
+#define CUZK_MSM_INSTANCES(EXTERN, G)                                                              \
+  EXTERN template jacobian_t<G> msm_pippenger<G>(const affine_t<G>*, const uint8_t*, size_t, size_t); \
+  EXTERN template jacobian_t<G> msm_pippenger<G>(const affine_t<G>*, const uint8_t* const*, size_t);
+#ifndef CUZK_MSM_INSTANTIATE
+CUZK_MSM_INSTANCES(extern, bn254::g1)
+CUZK_MSM_INSTANCES(extern, bn254::g2)
+CUZK_MSM_INSTANCES(extern, bls12_381::g1)
+CUZK_MSM_INSTANCES(extern, bls12_381::g2)
+#endif
+
+}  // namespace cuzk

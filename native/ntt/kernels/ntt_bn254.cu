@@ -1,0 +1,7 @@
+// Instantiates the GPU NTT over bn254 Fr (see ntt/ntt.cuh).
+#include "../ntt.cuh"
+
+namespace cuzk {
+template void ntt_device<bn254_fr_t>(bn254_fr_t*, bn254_fr_t*, uint32_t, bool, bool, bool, cudaStream_t);
+template void ntt_gpu_host<bn254_fr_t>(bn254_fr_t*, uint32_t, bool, bool);
+}  // namespace cuzk

@@ -1,0 +1,186 @@
+// gpu_selftest: checks the CUDA kernels against the CPU core and times them against the floors of
+// shared/perf/h200.md. Sections (argv, default all): field msm ntt prove bench. Prints one line per check
+// and a summary table; exit status 1 if any check failed. Seed: env SEED. Built only by
+// native/tools/CMakeLists.txt (which defines CUZK_SELFTEST_MAIN; the library's *.cu glob sees an
+// empty file).
+#ifdef CUZK_SELFTEST_MAIN
+#include "../field/mont.cuh"
+#include "../msm/msm_gpu.cuh"
+#include "../ntt/ntt.cuh"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "../groth16/prove.hpp"
+#include "../groth16/prove_gpu.hpp"
+#include "../msm/pippenger_cpu.hpp"
+#include "../ntt/ntt.hpp"
+#include "../util/gpu_dispatch.hpp"
+#include "selftest_util.hpp"
+
+using namespace cuzk;
+using namespace cuzk::selftest;
+
+static int g_failures = 0;
+static std::vector<std::string> g_table;
+
+static void report(bool ok, const std::string& what) {
+  if (!ok) g_failures++;
+  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  std::fflush(stdout);
+}
+
+// ---- 1. field arithmetic, bit-for-bit against the host mont_t / fp2_t --------------------------
+
+template <class DF>
+__global__ void field_ops_kernel(const DF* a, const DF* b, DF* out, size_t n) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  DF x = a[i], y = b[i];
+  out[6 * i + 0] = x * y;
+  out[6 * i + 1] = x + y;
+  out[6 * i + 2] = x - y;
+  out[6 * i + 3] = x.sqr();
+  out[6 * i + 4] = -x;
+  out[6 * i + 5] = x.dbl();
+}
+
+template <class DF>
+__global__ void mont_conv_kernel(const DF* a, DF* out, size_t n) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[2 * i] = a[i].to_mont();
+  out[2 * i + 1] = a[i].from_mont();
+}
+
+template <class HF, bool base_field>
+void test_field(const char* name) {
+  using DF = gpu_t<HF>;
+  const size_t n = 1 << 16;
+  std::mt19937_64 g(seed() ^ std::hash<std::string>()(name));
+  std::vector<HF> a(n), b(n), ref(6 * n), got(6 * n);
+  for (size_t i = 0; i < n; i++) {
+    rand_field(a[i], g);
+    rand_field(b[i], g);
+  }
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 3; j++) {  // every pair of edge values
+      edge_field(a[3 * k + j], k);
+      edge_field(b[3 * k + j], j);
+    }
+  for (size_t i = 0; i < n; i++) {
+    ref[6 * i] = a[i] * b[i];
+    ref[6 * i + 1] = a[i] + b[i];
+    ref[6 * i + 2] = a[i] - b[i];
+    ref[6 * i + 3] = a[i].sqr();
+    ref[6 * i + 4] = -a[i];
+    ref[6 * i + 5] = a[i].dbl();
+  }
+  DF *da, *db, *dout;
+  CUZK_CUDA_OK(cudaMalloc(&da, n * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMalloc(&db, n * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMalloc(&dout, 6 * n * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMemcpy(da, a.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
+  CUZK_CUDA_OK(cudaMemcpy(db, b.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
+  CUZK_CUDA_OK(cudaMemset(dout, 0xa5, 6 * n * sizeof(DF)));  // poison
+  field_ops_kernel<DF><<<ceil_div(n, 128), 128>>>(da, db, dout, n);
+  CUZK_CUDA_LAUNCHED();
+  CUZK_CUDA_OK(cudaMemcpy(got.data(), dout, 6 * n * sizeof(DF), cudaMemcpyDeviceToHost));
+  const char* ops[6] = {"mul", "add", "sub", "sqr", "neg", "dbl"};
+  for (int op = 0; op < 6; op++) {
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+      if (std::memcmp(&ref[6 * i + op], &got[6 * i + op], sizeof(HF))) { bad++; first = std::min(first, i); }
+    report(bad == 0, std::string("field ") + name + " " + ops[op] + ": " + std::to_string(n - bad) + "/" +
+                         std::to_string(n) + " match" + (bad ? " (first bad " + std::to_string(first) + ")" : ""));
+  }
+  if constexpr (base_field) {
+    std::vector<HF> conv(2 * n);
+    mont_conv_kernel<DF><<<ceil_div(n, 128), 128>>>(da, dout, n);
+    CUZK_CUDA_LAUNCHED();
+    CUZK_CUDA_OK(cudaMemcpy(conv.data(), dout, 2 * n * sizeof(DF), cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+      HF to = HF::from_std(a[i].l), from;
+      a[i].to_std(from.l);
+      bad += std::memcmp(&to, &conv[2 * i], sizeof(HF)) != 0;
+      bad += std::memcmp(&from, &conv[2 * i + 1], sizeof(HF)) != 0;
+    }
+    report(bad == 0, std::string("field ") + name + " to_mont/from_mont: " + std::to_string(bad) + " mismatches");
+  }
+  CUZK_CUDA_OK(cudaFree(da));
+  CUZK_CUDA_OK(cudaFree(db));
+  CUZK_CUDA_OK(cudaFree(dout));
+}
+
+void test_fields() {
+  test_field<bn254_fq_t, true>("bn254 Fq");
+  test_field<bn254_fr_t, true>("bn254 Fr");
+  test_field<bls12_381_fq_t, true>("bls12_381 Fq");
+  test_field<bls12_381_fr_t, true>("bls12_381 Fr");
+  test_field<bn254_fq2_t, false>("bn254 Fq2");
+  test_field<bls12_381_fq2_t, false>("bls12_381 Fq2");
+}
+
+// H2D bandwidth from pinned (cuzk_mem_alloc pinned=1 uses cudaHostAlloc) and pageable memory, 1 GiB.
+void bench_h2d() {
+  const size_t bytes = size_t(1) << 30;
+  void *pinned, *dev;
+  std::vector<uint8_t> pageable(bytes, 1);
+  CUZK_CUDA_OK(cudaHostAlloc(&pinned, bytes, cudaHostAllocPortable));
+  std::memset(pinned, 1, bytes);
+  CUZK_CUDA_OK(cudaMalloc(&dev, bytes));
+  for (int k = 0; k < 2; k++) {
+    const void* src = k == 0 ? pinned : pageable.data();
+    std::vector<double> ms;
+    for (int rep = 0; rep < 4; rep++) {
+      double t0 = now_ms();
+      CUZK_CUDA_OK(cudaMemcpy(dev, src, bytes, cudaMemcpyHostToDevice));
+      ms.push_back(now_ms() - t0);
+    }
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "H2D %-8s 1 GiB: %.1f GB/s (target >= 45 from pinned)", k == 0 ? "pinned" : "pageable",
+                  double(bytes) / median(ms) / 1e6);
+    g_table.push_back(buf);
+    std::printf("%s\n", buf);
+  }
+  CUZK_CUDA_OK(cudaFreeHost(pinned));
+  CUZK_CUDA_OK(cudaFree(dev));
+}
+
+#include "selftest_msm.cuh"
+#include "selftest_ntt.cuh"
+#include "selftest_groth16.cuh"
+
+int main(int argc, char** argv) {
+  if (const char* s = std::getenv("SEED")) seed() = std::strtoull(s, nullptr, 0);
+  std::string want = " ";
+  for (int i = 1; i < argc; i++) want += std::string(argv[i]) + " ";
+  auto on = [&](const char* s) { return argc == 1 || want.find(std::string(" ") + s + " ") != std::string::npos; };
+  const gpu_info_t& gi = gpu_info();
+  if (!gi.present) {
+    std::printf("gpu_selftest: no usable GPU\n");
+    return 2;
+  }
+  cudaDeviceProp prop;
+  CUZK_CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("gpu_selftest: %s, %d SMs, %.1f GiB; seed 0x%llx; CPU threads %zu\n", prop.name,
+              prop.multiProcessorCount, double(prop.totalGlobalMem) / (1ull << 30), (unsigned long long)seed(),
+              thread_pool::global().size());
+  try {
+    if (on("field")) test_fields();
+    if (on("bench")) bench_h2d();
+    if (on("msm")) test_msms(on("bench"));
+    else if (on("bench")) test_msms(true, true);
+    if (on("ntt") || on("bench")) test_ntts(on("ntt"), on("bench"));
+    if (on("prove")) test_proves(on("bench"));
+  } catch (const std::exception& e) {
+    report(false, std::string("exception: ") + e.what());
+  }
+  std::printf("\n==== summary (%s) ====\n", prop.name);
+  for (auto& l : g_table) std::printf("%s\n", l.c_str());
+  std::printf("%s: %d failure(s)\n", g_failures ? "FAILED" : "PASSED", g_failures);
+  return g_failures ? 1 : 0;
+}
+#endif  // CUZK_SELFTEST_MAIN

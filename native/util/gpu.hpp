@@ -1,0 +1,89 @@
+// GPU plumbing for the CUDA build: a one-time device probe that never crashes without a driver, an
+// owned stream, and a per-call arena of stream-ordered device allocations (cudaMallocAsync from the
+// default pool, whose release threshold is raised so memory is reused across calls instead of going
+// back to the driver: cudaMalloc/cudaFree per call would synchronise the device every time).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "check.hpp"
+
+namespace cuzk {
+
+struct gpu_info_t {
+  bool present = false;
+  int device = 0;
+  int sm_count = 0;
+  size_t total_mem = 0;
+};
+
+// Probed once per process; a missing driver or device reads as "not present", never as an error.
+inline const gpu_info_t& gpu_info() {
+  static gpu_info_t info;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      (void)cudaGetLastError();
+      return;
+    }
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major < 7) {
+      (void)cudaGetLastError();
+      return;
+    }
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+      uint64_t keep = UINT64_MAX;
+      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    (void)cudaGetLastError();
+    info.present = true;
+    info.sm_count = prop.multiProcessorCount;
+    info.total_mem = prop.totalGlobalMem;
+  });
+  return info;
+}
+
+struct gpu_stream_t {
+  cudaStream_t s = nullptr;
+  gpu_stream_t() { CUZK_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~gpu_stream_t() { if (s) (void)cudaStreamDestroy(s); }
+  gpu_stream_t(const gpu_stream_t&) = delete;
+  gpu_stream_t& operator=(const gpu_stream_t&) = delete;
+  operator cudaStream_t() const { return s; }
+  void sync() const { CUZK_CUDA_OK(cudaStreamSynchronize(s)); }
+};
+
+// Device buffers that live until the arena goes out of scope (also on an exception), freed in
+// stream order so no host synchronisation is needed.
+class dev_arena_t {
+ public:
+  explicit dev_arena_t(cudaStream_t s) : s_(s) {}
+  ~dev_arena_t() {
+    for (void* p : ptrs_) (void)cudaFreeAsync(p, s_);
+  }
+  dev_arena_t(const dev_arena_t&) = delete;
+  dev_arena_t& operator=(const dev_arena_t&) = delete;
+
+  template <class T>
+  T* alloc(size_t count) {
+    void* p = nullptr;
+    size_t bytes = count * sizeof(T);
+    CUZK_CUDA_OK(cudaMallocAsync(&p, bytes ? bytes : 16, s_));
+    ptrs_.push_back(p);
+    return static_cast<T*>(p);
+  }
+  cudaStream_t stream() const { return s_; }
+
+ private:
+  cudaStream_t s_;
+  std::vector<void*> ptrs_;
+};
+
+inline unsigned ceil_div(size_t a, size_t b) { return unsigned((a + b - 1) / b); }
+
+}  // namespace cuzk

@@ -1,0 +1,33 @@
+// The hooks through which the C ABI files hand work to the GPU. Each *_try returns true when the GPU
+// did the work and false when the caller should run the CPU core: the CPU build, no usable GPU,
+// CUZK_GPU=0 in the environment, or a size below the one where the GPU pays (CUZK_GPU=force lifts
+// the thresholds, for tests). A CUDA failure throws cuzk::error (CUZK_E_DEVICE_OOM, _DEVICE_LOST,
+// _CUDA): it is that call's error, never a silent fallback. Plain C++: no CUDA headers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "../curve/jacobian.hpp"
+
+namespace cuzk {
+
+enum gpu_work_t { gpu_work_msm, gpu_work_ntt, gpu_work_prove };
+
+#ifdef CUZK_BACKEND_CUDA
+// Whether the policy sends work of this kind and size (2^lg) to the GPU.
+bool gpu_wanted(gpu_work_t kind, uint32_t lg);
+// out = sum k_i·points[i]; |points| host affine (Montgomery), |scalars| n × 32-byte standard form.
+template <class G>
+bool gpu_msm_try(const affine_t<G>* points, const uint8_t* scalars, size_t n, jacobian_t<G>& out);
+// In place over 2^lg_n standard-form Fr elements (already checked < r), cuzk_ntt's flags.
+template <class F>
+bool gpu_ntt_try(F* a, uint32_t lg_n, uint32_t flags);
+#else
+inline bool gpu_wanted(gpu_work_t, uint32_t) { return false; }
+template <class G>
+inline bool gpu_msm_try(const affine_t<G>*, const uint8_t*, size_t, jacobian_t<G>&) { return false; }
+template <class F>
+inline bool gpu_ntt_try(F*, uint32_t, uint32_t) { return false; }
+#endif
+
+}  // namespace cuzk

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// `npm test`: typecheck, then every test/**/*.test.ts with node's test runner (through tsx).
+// Arguments narrow the run: `npm test -- test/native` or a file. Test files run one process each,
+// two at a time at most (CI has 2 cores; native code uses its own threads).
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+
+function collect(p, out) {
+  const st = statSync(p);
+  if (st.isDirectory()) {
+    for (const e of readdirSync(p).sort()) {
+      if (e === 'vectors' || e === 'node_modules') continue;
+      collect(path.join(p, e), out);
+    }
+  } else if (p.endsWith('.test.ts')) out.push(p);
+  return out;
+}
+
+const targets = process.argv.slice(2);
+const files = (targets.length ? targets : ['test']).flatMap((t) => collect(t, []));
+if (files.length === 0) {
+  console.error(`npm test: no test files under ${targets.join(' ') || 'test'}`);
+  process.exit(1);
+}
+
+if (!targets.length) {
+  const tc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json'], { stdio: 'inherit' });
+  if (tc.status !== 0) {
+    console.error('npm test: typecheck failed');
+    process.exit(tc.status ?? 1);
+  }
+}
+
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, CUZK_LOG: process.env.CUZK_LOG ?? 'warn' },
+});
+process.exit(r.status ?? 1);

@@ -1,0 +1,122 @@
+// `cuzk` command: global options, dispatch to one module per command, one-line errors and exit
+// statuses (0 ok, 1 failed/invalid, 2 bad input). Imports only what the chosen command needs.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { setLogLevel } from '../log.js';
+import { exitCodeFor, PROCESS_IO, reportError, type CliContext, type CliIo } from './output.js';
+import { findProjectRoot } from './root.js';
+
+const HELP = `cuzk: a fast Groth16 prover for snarkjs keys (BN254, BLS12-381)
+
+usage: cuzk <command> [arguments] [options]
+
+commands:
+  prove <zkey> <wtns> <proof.json> <public.json>                 prove (snarkjs groth16 prove)
+  fullprove <input.json> <wasm> <zkey> <proof.json> <public.json> witness + prove (snarkjs groth16 fullprove)
+  verify <vkey.json> <public.json> <proof.json>                   verify (exit 0 valid, 1 invalid, 2 bad input)
+  zkey export verificationkey <zkey> <vkey.json>                  export the verification key
+  dev-circuit --constraints N --curve C <out.r1cs> <out.wtns>     synthetic circuit + witness (testing)
+  dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
+  demo                                                            prove the bundled examples (npm start)
+
+options: --json (machine-readable output)  --quiet  --verbose (stacks)  --threads N  --help  --version
+\`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
+Run \`cuzk <command> --help\` for details.`;
+
+const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed']);
+
+export interface ParsedArgs {
+  positionals: string[];
+  flags: Map<string, string | true>;
+}
+
+export function parseArgv(argv: string[]): ParsedArgs {
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = a.slice(2, eq < 0 ? undefined : eq);
+      if (eq >= 0) flags.set(name, a.slice(eq + 1));
+      else if (VALUE_FLAGS.has(name)) {
+        const v = argv[++i];
+        if (v === undefined) throw new InputError('E_INVALID_ARG', `--${name} needs a value`);
+        flags.set(name, v);
+      } else flags.set(name, true);
+    } else if (a === '-h') flags.set('help', true);
+    else positionals.push(a);
+  }
+  return { positionals, flags };
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedArgs): Promise<number> {
+  const help = p.flags.has('help');
+  switch (cmd) {
+    case 'prove':
+    case 'fullprove': {
+      const m = await import('./prove.js');
+      if (help) return (ctx.io.out(m.PROVE_HELP + '\n'), 0);
+      return cmd === 'prove' ? m.proveCommand(ctx, args) : m.fullproveCommand(ctx, args);
+    }
+    case 'verify': {
+      const m = await import('./verify.js');
+      if (help) return (ctx.io.out(m.VERIFY_HELP + '\n'), 0);
+      return m.verifyCommand(ctx, args);
+    }
+    case 'zkey': {
+      const m = await import('./zkey.js');
+      if (help) return (ctx.io.out(m.ZKEY_HELP + '\n'), 0);
+      return m.zkeyCommand(ctx, args);
+    }
+    case 'dev-circuit':
+    case 'dev-setup': {
+      const m = await import('./dev.js');
+      if (help) return (ctx.io.out(m.DEV_HELP + '\n'), 0);
+      return cmd === 'dev-circuit' ? m.devCircuitCommand(ctx, args, p.flags) : m.devSetupCommand(ctx, args, p.flags);
+    }
+    case 'demo':
+      return (await import('./demo.js')).demoCommand(ctx);
+    default:
+      throw new InputError('E_INVALID_ARG', `unknown command "${cmd}": run \`cuzk --help\``);
+  }
+}
+
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
+  const ctx: CliContext = { json: false, verbose: false, quiet: false, io };
+  try {
+    const p = parseArgv(argv);
+    ctx.json = p.flags.has('json');
+    ctx.verbose = p.flags.has('verbose');
+    ctx.quiet = p.flags.has('quiet');
+    setLogLevel(ctx.verbose ? 'debug' : ctx.json || ctx.quiet ? 'warn' : 'info');
+    if (p.flags.has('version')) return (ctx.io.out(version() + '\n'), 0);
+    let [cmd, ...args] = p.positionals;
+    if (cmd === 'groth16' || cmd === 'g16') [cmd, ...args] = args;
+    if (cmd === 'g16p') cmd = 'prove';
+    if (cmd === 'g16f') cmd = 'fullprove';
+    if (cmd === 'g16v') cmd = 'verify';
+    if (!cmd) return (ctx.io.out(HELP + '\n'), p.flags.has('help') ? 0 : 2);
+    const threads = p.flags.get('threads');
+    if (threads !== undefined) {
+      const n = Number(threads);
+      if (!Number.isInteger(n) || n < 0 || n > 4096) throw new InputError('E_INVALID_ARG', `--threads must be an integer 0..4096, got ${String(threads)}`);
+      (await import('../ffi/native.js')).setThreads(n);
+    }
+    return await dispatch(ctx, cmd, args, p);
+  } catch (err) {
+    reportError(err, ctx);
+    return exitCodeFor(err);
+  }
+}
+

@@ -1,0 +1,63 @@
+// CLI output: results on stdout (JSON with --json), progress and notes on stderr, errors as one line
+// with the code and what to do next, exit statuses from the error code.
+import { CuzkError } from '../errors.js';
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export const PROCESS_IO: CliIo = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+export interface CliContext {
+  json: boolean;
+  verbose: boolean;
+  quiet: boolean;
+  io: CliIo;
+}
+
+/** Exit statuses: 0 ok, 1 failed (or proof invalid), 2 bad input. */
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof CuzkError && ['E_INVALID_ARG', 'E_FORMAT', 'E_NOT_FOUND'].includes(err.code)) return 2;
+  return 1;
+}
+
+export function reportError(err: unknown, ctx: CliContext): void {
+  if (err instanceof CuzkError) {
+    ctx.io.err(`cuzk: ${err.code}: ${err.message}\n`);
+  } else {
+    ctx.io.err(`cuzk: E_INTERNAL: ${(err as Error)?.message ?? String(err)} (a bug: please report it with --verbose output)\n`);
+  }
+  if (ctx.verbose && err instanceof Error) {
+    ctx.io.err(`${err.stack ?? ''}\n`);
+    if (err.cause) ctx.io.err(`cause: ${(err.cause as Error)?.stack ?? String(err.cause)}\n`);
+  }
+}
+
+export function note(ctx: CliContext, text: string): void {
+  if (!ctx.quiet && !ctx.json) ctx.io.err(`${text}\n`);
+}
+
+/** A one-line progress bar on a terminal; silent when stderr is not a TTY or with --json/--quiet. */
+export function progress(ctx: CliContext): (phase: string, done: number, total: number) => void {
+  const tty = process.stderr.isTTY && !ctx.json && !ctx.quiet;
+  let last = 0;
+  return (phase, done, total) => {
+    if (!tty) return;
+    const now = Date.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    const pct = total > 0 ? Math.floor((100 * done) / total) : 100;
+    const width = 24;
+    const bar = '#'.repeat(Math.round((width * pct) / 100)).padEnd(width, '.');
+    process.stderr.write(`\r${phase.padEnd(18)} [${bar}] ${String(pct).padStart(3)}%${done >= total ? '\n' : ''}`);
+  };
+}
+
+export function printResult(ctx: CliContext, result: Record<string, unknown>, human: string): void {
+  if (ctx.json) ctx.io.out(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
+  else if (!ctx.quiet) ctx.io.out(human + '\n');
+}

@@ -1,0 +1,88 @@
+// `cuzk prove` and `cuzk fullprove`: snarkjs's argument order, snarkjs's output files.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { InputError } from '../errors.js';
+import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
+import { WtnsFile } from '../formats/wtns.js';
+import { proveWithKey, type ProofResult } from '../engine/prover.js';
+import { ProvingKey } from '../engine/proving-key.js';
+import { computeWitness } from '../engine/witness.js';
+import { backend } from '../ffi/native.js';
+import { note, printResult, progress, type CliContext } from './output.js';
+
+export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
+       cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json> [options]
+
+Proves with a snarkjs Groth16 key (BN254 or BLS12-381), like \`snarkjs groth16 prove\` /
+\`snarkjs groth16 fullprove\`, and verifies the proof before writing it.
+Options: --threads N   CPU threads (default: all cores)
+         --json        print a JSON summary (timings) on stdout
+         --quiet       print nothing on success`;
+
+async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; loadMs: number; key: ProvingKey }> {
+  const t0 = performance.now();
+  const wtns = wtnsBytes ? WtnsFile.fromBytes(wtnsBytes, wtnsPath) : WtnsFile.open(wtnsPath);
+  const key = await ProvingKey.load(zkeyPath, { onProgress: progress(ctx) });
+  try {
+    const witness = await wtns.readWitnessAsync();
+    const loadMs = performance.now() - t0;
+    note(ctx, `proving ${zkeyPath} (${key.curve.label}, ${key.header.domainSize} domain, ${key.header.nVars} wires) on the ${backend() === 'cuda' ? 'GPU' : 'CPU core'}...`);
+    const res = await proveWithKey(key, witness, {}, wtns.header);
+    return { res, loadMs, key };
+  } catch (err) {
+    key.release();
+    throw err;
+  } finally {
+    wtns.close();
+  }
+}
+
+function writeOutputs(proofPath: string, publicPath: string, res: ProofResult): void {
+  writeFileSync(proofPath, stringifyProof(res.proof));
+  writeFileSync(publicPath, stringifyPublic(res.publicSignals));
+}
+
+function summary(ctx: CliContext, res: ProofResult, loadMs: number, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
+  const t = res.timings;
+  printResult(
+    ctx,
+    { ok: true, curve: key.header.curve, domainSize: key.header.domainSize, backend: backend(), witnessMs, loadMs, proveMs: t.proveMs, verifyMs: t.verifyMs, proof: proofPath, public: publicPath },
+    `proof written to ${proofPath} and ${publicPath} (verified; ${witnessMs !== undefined ? `witness ${witnessMs.toFixed(0)} ms, ` : ''}load ${loadMs.toFixed(0)} ms, prove ${t.proveMs.toFixed(0)} ms, verify ${t.verifyMs.toFixed(0)} ms)`,
+  );
+}
+
+export async function proveCommand(ctx: CliContext, args: string[]): Promise<number> {
+  if (args.length !== 4) throw new InputError('E_INVALID_ARG', `prove needs 4 arguments, got ${args.length}\n${PROVE_HELP}`);
+  const [zkeyPath, wtnsPath, proofPath, publicPath] = args as [string, string, string, string];
+  const { res, loadMs, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
+  key.release();
+  writeOutputs(proofPath, publicPath, res);
+  summary(ctx, res, loadMs, key, proofPath, publicPath);
+  return 0;
+}
+
+function readInput(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new InputError('E_INVALID_ARG', `${path}: cannot read the input file (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new InputError('E_INVALID_ARG', `${path}: not valid JSON (${(cause as Error).message})`, { cause });
+  }
+}
+
+export async function fullproveCommand(ctx: CliContext, args: string[]): Promise<number> {
+  if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
+  const [inputPath, wasmPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
+  const t0 = performance.now();
+  const wtnsBytes = await computeWitness(wasmPath, readInput(inputPath), inputPath);
+  const witnessMs = performance.now() - t0;
+  const { res, loadMs, key } = await proveFiles(ctx, zkeyPath, `witness of ${inputPath}`, wtnsBytes);
+  key.release();
+  writeOutputs(proofPath, publicPath, res);
+  summary(ctx, res, loadMs, key, proofPath, publicPath, witnessMs);
+  return 0;
+}

@@ -1,0 +1,72 @@
+// koffi declarations mirroring native/include/cuzk.h, and nothing else. Pointer arguments typed
+// `uint8_t *` accept Uint8Arrays (koffi passes their address; valid only during the call);
+// `void *` fields carry native-owned addresses that outlive calls (see native-buffer.ts).
+import koffi, { type LibraryHandle } from 'koffi';
+
+export const cuzkError = koffi.struct('cuzk_error', {
+  code: 'int32_t',
+  message: koffi.array('char', 256, 'String'),
+});
+
+export const cuzkKeyDesc = koffi.struct('cuzk_key_desc', {
+  curve: 'int32_t',
+  n_vars: 'uint32_t',
+  n_public: 'uint32_t',
+  domain_size: 'uint32_t',
+  n_coefs: 'uint64_t',
+  alpha1: 'void *',
+  beta1: 'void *',
+  beta2: 'void *',
+  delta1: 'void *',
+  delta2: 'void *',
+  coefs: 'void *',
+  points_a: 'void *',
+  points_b1: 'void *',
+  points_b2: 'void *',
+  points_c: 'void *',
+  points_h: 'void *',
+});
+
+export const cuzkKey = koffi.opaque('cuzk_key');
+
+// A symbol missing from the library becomes a function that throws when called, so a partial
+// build (during development) still loads and says exactly what it lacks.
+type Fn = ReturnType<LibraryHandle['func']>;
+function bind(lib: LibraryHandle, name: string, def: () => Fn): Fn {
+  try {
+    return def();
+  } catch (cause) {
+    const missing = (() => {
+      throw new Error(`${name} is not in this build of the native core (${(cause as Error).message})`);
+    }) as unknown as Fn;
+    return Object.assign(missing, { async: missing });
+  }
+}
+
+export function declare(lib: LibraryHandle) {
+  const E = koffi.out(koffi.pointer(cuzkError));
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const f = (name: string, ret: string, args: any[]) => bind(lib, name, () => lib.func(name, ret, args));
+  const c = (name: string, proto: string) => bind(lib, name, () => lib.func(proto));
+  return {
+    status_name: c('cuzk_status_name', 'const char *cuzk_status_name(int32_t code)'),
+    backend_name: c('cuzk_backend_name', 'const char *cuzk_backend_name(void)'),
+    cuda_available: c('cuzk_cuda_available', 'int32_t cuzk_cuda_available(void)'),
+    set_threads: f('cuzk_set_threads', 'int32_t', ['uint32_t', E]),
+    get_threads: c('cuzk_get_threads', 'uint32_t cuzk_get_threads(void)'),
+    mem_alloc: f('cuzk_mem_alloc', 'int32_t', ['uint64_t', 'int32_t', koffi.out(koffi.pointer('void *')), E]),
+    mem_free: f('cuzk_mem_free', 'int32_t', ['void *', E]),
+    field_op: f('cuzk_field_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    curve_op: f('cuzk_curve_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    msm: f('cuzk_msm', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
+    batch_mul: f('cuzk_batch_mul', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
+    ntt: f('cuzk_ntt', 'int32_t', ['int32_t', 'uint8_t *', 'uint32_t', 'uint32_t', E]),
+    pairing: f('cuzk_pairing', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
+    key_create: f('cuzk_key_create', 'int32_t', [koffi.pointer(cuzkKeyDesc), koffi.out(koffi.pointer(koffi.pointer(cuzkKey))), E]),
+    key_destroy: f('cuzk_key_destroy', 'int32_t', [koffi.pointer(cuzkKey), E]),
+    groth16_prove: f('cuzk_groth16_prove', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', E]),
+    groth16_verify: f('cuzk_groth16_verify', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint32_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), E]),
+  };
+}
+
+export type Abi = ReturnType<typeof declare>;

@@ -1,0 +1,68 @@
+// Finds and loads the native core: libcuzk_cuda.so when it exists and reports a usable GPU, else
+// libcuzk_cpu.so; CUZK_LIB overrides the path, CUZK_BACKEND=cpu forces the CPU core. Logs one line
+// saying which backend runs, once per process.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import koffi from 'koffi';
+import { CuzkError } from '../errors.js';
+import { log } from '../log.js';
+import { declare, type Abi } from './abi.js';
+
+export interface LoadedCore {
+  abi: Abi;
+  backend: 'cpu' | 'cuda';
+  libPath: string;
+}
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+// Works both from src/ffi (tsx) and dist/src/ffi (compiled): climb to the folder with package.json.
+function findRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    dir = path.dirname(dir);
+  }
+  return projectRoot;
+}
+
+let loaded: LoadedCore | undefined;
+
+function open(libPath: string): Abi {
+  try {
+    return declare(koffi.load(libPath));
+  } catch (cause) {
+    throw new CuzkError('E_INTERNAL', `cannot load the native core ${libPath}: ${(cause as Error).message}; run \`npm run build:native\``, { cause });
+  }
+}
+
+export function loadCore(): LoadedCore {
+  if (loaded) return loaded;
+  const buildDir = process.env.CUZK_BUILD_DIR ?? path.join(findRoot(), 'build', 'native');
+  const cpuPath = path.join(buildDir, 'libcuzk_cpu.so');
+  const cudaPath = path.join(buildDir, 'libcuzk_cuda.so');
+  let libPath = process.env.CUZK_LIB ?? '';
+  let reason = 'CUZK_LIB';
+  if (!libPath) {
+    if (process.env.CUZK_BACKEND !== 'cpu' && existsSync(cudaPath)) {
+      const abi = open(cudaPath);
+      if (abi.cuda_available() === 1) {
+        loaded = { abi, backend: 'cuda', libPath: cudaPath };
+        log.info('cuzk backend: CUDA (GPU found)', { lib: cudaPath, threads: abi.get_threads() });
+        return loaded;
+      }
+      reason = 'no usable GPU';
+    } else {
+      reason = process.env.CUZK_BACKEND === 'cpu' ? 'CUZK_BACKEND=cpu' : 'no CUDA build';
+    }
+    libPath = cpuPath;
+  }
+  if (!existsSync(libPath)) {
+    throw new CuzkError('E_INTERNAL', `native core not found at ${libPath}: run \`npm run build:native\` (needs cmake and g++)`);
+  }
+  const abi = open(libPath);
+  const backend = abi.backend_name() === 'cuda' && abi.cuda_available() === 1 ? 'cuda' : 'cpu';
+  loaded = { abi, backend, libPath };
+  log.info(`cuzk backend: ${backend === 'cuda' ? 'CUDA' : 'CPU core'} (${reason})`, { lib: libPath, threads: abi.get_threads() });
+  return loaded;
+}

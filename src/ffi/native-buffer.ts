@@ -1,0 +1,64 @@
+// NativeBuffer: memory allocated by the native core (page-locked in the CUDA build when `pinned`)
+// and seen by TypeScript as a Uint8Array without a copy. The owner must call release() exactly
+// once; after that the view is detached and must not be used. Its address can be stored in
+// structs that outlive a call (the proving key borrows such buffers).
+import koffi from 'koffi';
+import { CuzkError } from '../errors.js';
+import { loadCore } from './load.js';
+import { check, newErrorSlot } from './status.js';
+
+export class NativeBuffer {
+  readonly byteLength: number;
+  readonly pinned: boolean;
+  #ptr: bigint;
+  #bytes: Uint8Array | undefined;
+
+  private constructor(ptr: bigint, byteLength: number, pinned: boolean) {
+    this.#ptr = ptr;
+    this.byteLength = byteLength;
+    this.pinned = pinned;
+    this.#bytes = new Uint8Array(koffi.view(ptr, byteLength));
+  }
+
+  /** Allocates `byteLength` bytes (contents undefined). Throws E_HOST_OOM when the core cannot. */
+  static alloc(byteLength: number, opts: { pinned?: boolean } = {}): NativeBuffer {
+    if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
+      throw new CuzkError('E_INVALID_ARG', `NativeBuffer.alloc: bad size ${byteLength}`);
+    }
+    const { abi } = loadCore();
+    const out: bigint[] = [0n];
+    const slot = newErrorSlot();
+    const stack = new Error();
+    check(abi.mem_alloc(byteLength, opts.pinned ? 1 : 0, out, slot), slot, 'cuzk_mem_alloc', stack);
+    return new NativeBuffer(out[0], byteLength, opts.pinned ?? false);
+  }
+
+  get bytes(): Uint8Array {
+    if (!this.#bytes) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
+    return this.#bytes;
+  }
+
+  /** The native address, for struct fields that outlive a call. */
+  get pointer(): bigint {
+    if (!this.#bytes) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
+    return this.#ptr;
+  }
+
+  /** Native address of byte `offset` inside this buffer. */
+  pointerAt(offset: number): bigint {
+    if (offset < 0 || offset > this.byteLength) throw new CuzkError('E_INVALID_ARG', `pointerAt(${offset}) outside ${this.byteLength} bytes`);
+    return this.pointer + BigInt(offset);
+  }
+
+  get released(): boolean {
+    return this.#bytes === undefined;
+  }
+
+  release(): void {
+    if (!this.#bytes) return;
+    this.#bytes = undefined;
+    const slot = newErrorSlot();
+    check(loadCore().abi.mem_free(this.#ptr, slot), slot, 'cuzk_mem_free');
+    this.#ptr = 0n;
+  }
+}

@@ -1,0 +1,141 @@
+// Typed wrappers over the C ABI: one function per cuzk.h entry point, Uint8Array in and out,
+// CuzkError on failure. Arguments are checked here before any pointer crosses the boundary
+// (sizes only: callers validate contents such as ranges and curve membership).
+import { CuzkError } from '../errors.js';
+import { loadCore } from './load.js';
+import { check, newErrorSlot } from './status.js';
+
+export const CURVE_ID = { bn128: 1, bls12381: 2 } as const;
+export type CurveName = keyof typeof CURVE_ID;
+export const FIELD = { fr: 0, fq: 1, fq2: 2 } as const;
+export const GROUP = { g1: 1, g2: 2 } as const;
+export const FIELD_OP = { add: 0, sub: 1, mul: 2, sqr: 3, neg: 4, inv: 5, toMont: 6, fromMont: 7 } as const;
+export const CURVE_OP = { add: 0, dbl: 1, neg: 2, mul: 3, onCurve: 4 } as const;
+export const NTT_INVERSE = 1;
+export const NTT_COSET = 2;
+
+/** Byte sizes of one element for a curve: n8q (base field), n8r (scalar), G1/G2 LEM points. */
+export function sizesOf(curve: CurveName) {
+  const n8q = curve === 'bn128' ? 32 : 48;
+  return { n8q, n8r: 32, g1: 2 * n8q, g2: 4 * n8q, fq2: 2 * n8q, fq12: 12 * n8q };
+}
+
+function need(buf: Uint8Array | null, bytes: number, what: string): void {
+  if (!buf || buf.byteLength < bytes) {
+    throw new CuzkError('E_INVALID_ARG', `${what}: need ${bytes} bytes, got ${buf ? buf.byteLength : 'none'}`);
+  }
+}
+
+function call(op: string, fn: (slot: ReturnType<typeof newErrorSlot>) => number): void {
+  const stack = new Error();
+  const slot = newErrorSlot();
+  check(fn(slot), slot, op, stack);
+}
+
+function callAsync(op: string, fn: (slot: ReturnType<typeof newErrorSlot>, cb: (err: unknown, res: number) => void) => void): Promise<void> {
+  const stack = new Error();
+  const slot = newErrorSlot();
+  return new Promise((resolve, reject) => {
+    fn(slot, (err, status) => {
+      if (err) return reject(err);
+      try {
+        check(status, slot, op, stack);
+        resolve();
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+export function backend(): 'cpu' | 'cuda' {
+  return loadCore().backend;
+}
+
+export function setThreads(n: number): void {
+  call('cuzk_set_threads', (s) => loadCore().abi.set_threads(n, s));
+}
+
+export function getThreads(): number {
+  return loadCore().abi.get_threads();
+}
+
+export function statusName(code: number): string {
+  return loadCore().abi.status_name(code);
+}
+
+function fieldBytes(curve: CurveName, field: number): number {
+  const z = sizesOf(curve);
+  return field === FIELD.fr ? z.n8r : field === FIELD.fq ? z.n8q : z.fq2;
+}
+
+export function fieldOp(curve: CurveName, field: number, op: number, a: Uint8Array, b: Uint8Array | null, out: Uint8Array, n: number): void {
+  const w = fieldBytes(curve, field) * n;
+  need(a, w, 'fieldOp a');
+  if (op <= FIELD_OP.mul) need(b, w, 'fieldOp b');
+  need(out, w, 'fieldOp out');
+  call('cuzk_field_op', (s) => loadCore().abi.field_op(CURVE_ID[curve], field, op, a, b, out, n, s));
+}
+
+export function curveOp(curve: CurveName, group: number, op: number, a: Uint8Array, b: Uint8Array | null, out: Uint8Array, n: number): void {
+  const z = sizesOf(curve);
+  const p = group === GROUP.g1 ? z.g1 : z.g2;
+  need(a, p * n, 'curveOp a');
+  if (op === CURVE_OP.add) need(b, p * n, 'curveOp b');
+  if (op === CURVE_OP.mul) need(b, 32 * n, 'curveOp scalars');
+  need(out, (op === CURVE_OP.onCurve ? 1 : p) * n, 'curveOp out');
+  call('cuzk_curve_op', (s) => loadCore().abi.curve_op(CURVE_ID[curve], group, op, a, b, out, n, s));
+}
+
+function checkMsm(curve: CurveName, group: number, points: Uint8Array, scalars: Uint8Array, n: number, out: Uint8Array): void {
+  const z = sizesOf(curve);
+  const p = group === GROUP.g1 ? z.g1 : z.g2;
+  need(points, p * n, 'msm points');
+  need(scalars, 32 * n, 'msm scalars');
+  need(out, p, 'msm out');
+}
+
+export function msm(curve: CurveName, group: number, points: Uint8Array, scalars: Uint8Array, n: number, out: Uint8Array): void {
+  checkMsm(curve, group, points, scalars, n, out);
+  call('cuzk_msm', (s) => loadCore().abi.msm(CURVE_ID[curve], group, points, scalars, n, out, s));
+}
+
+/** msm() on a native worker thread, so the event loop stays free. Buffers must not change meanwhile. */
+export function msmAsync(curve: CurveName, group: number, points: Uint8Array, scalars: Uint8Array, n: number, out: Uint8Array): Promise<void> {
+  checkMsm(curve, group, points, scalars, n, out);
+  return callAsync('cuzk_msm', (s, cb) => loadCore().abi.msm.async(CURVE_ID[curve], group, points, scalars, n, out, s, cb));
+}
+
+export function batchMul(curve: CurveName, group: number, base: Uint8Array, scalars: Uint8Array, n: number, out: Uint8Array): void {
+  const z = sizesOf(curve);
+  const p = group === GROUP.g1 ? z.g1 : z.g2;
+  need(base, p, 'batchMul base');
+  need(scalars, 32 * n, 'batchMul scalars');
+  need(out, p * n, 'batchMul out');
+  call('cuzk_batch_mul', (s) => loadCore().abi.batch_mul(CURVE_ID[curve], group, base, scalars, n, out, s));
+}
+
+export function ntt(curve: CurveName, data: Uint8Array, lgN: number, flags: number): void {
+  if (!Number.isInteger(lgN) || lgN < 0 || lgN > 28) throw new CuzkError('E_INVALID_ARG', `ntt: lgN ${lgN} out of range 0..28`);
+  need(data, 32 * 2 ** lgN, 'ntt data');
+  call('cuzk_ntt', (s) => loadCore().abi.ntt(CURVE_ID[curve], data, lgN, flags, s));
+}
+
+export function pairing(curve: CurveName, g1: Uint8Array, g2: Uint8Array, n: number, out: Uint8Array): void {
+  const z = sizesOf(curve);
+  need(g1, z.g1 * n, 'pairing g1');
+  need(g2, z.g2 * n, 'pairing g2');
+  need(out, z.fq12, 'pairing out');
+  call('cuzk_pairing', (s) => loadCore().abi.pairing(CURVE_ID[curve], g1, g2, n, out, s));
+}
+
+/** vk = alpha1 ‖ beta2 ‖ gamma2 ‖ delta2 ‖ IC[nPublic+1]; proof = A ‖ B ‖ C (LEM). */
+export function groth16Verify(curve: CurveName, vk: Uint8Array, publics: Uint8Array, nPublic: number, proof: Uint8Array): boolean {
+  const z = sizesOf(curve);
+  need(vk, z.g1 + 3 * z.g2 + z.g1 * (nPublic + 1), 'verify vk');
+  need(publics, 32 * nPublic, 'verify publics');
+  need(proof, 2 * z.g1 + z.g2, 'verify proof');
+  const valid = [0];
+  call('cuzk_groth16_verify', (s) => loadCore().abi.groth16_verify(CURVE_ID[curve], vk, publics, nPublic, proof, valid, s));
+  return valid[0] === 1;
+}

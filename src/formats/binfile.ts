@@ -1,0 +1,321 @@
+// The snarkjs binary container (@iden3/binfileutils): magic[4], u32 version, u32 nSections, then per section
+// {u32 type, u64 size, bytes}, all little-endian (reference §2.1). The reader never holds the whole file: it
+// walks the section table with small reads, checks every section lies inside the file and that no type
+// repeats, and reads one section at a time, into a caller's buffer when given (e.g. native-owned memory).
+
+import * as fs from 'node:fs';
+import { FormatError, InputError, InternalError } from '../errors.js';
+
+export interface BinFileSpec {
+  /** Four ASCII characters: "zkey", "wtns", "r1cs". */
+  readonly magic: string;
+  readonly versions: readonly number[];
+}
+
+export interface SectionEntry {
+  readonly type: number;
+  /** Byte offset of the section's data (after its 12-byte header) in the file. */
+  readonly offset: number;
+  readonly size: number;
+  /** Position of the section in the on-disk table, which need not follow type order. */
+  readonly index: number;
+}
+
+export interface SectionInput {
+  readonly type: number;
+  readonly bytes: Uint8Array;
+}
+
+const HEADER_BYTES = 12;
+const SECTION_HEADER_BYTES = 12;
+// Real files have at most 15 sections (ptau); the cap keeps a corrupt count from costing millions of reads.
+const MAX_SECTIONS = 1024;
+// fs.read is limited to 2^31-1 bytes per call (kIoMaxLength); zkey sections can be tens of GB.
+const IO_CHUNK_BYTES = 1 << 30;
+
+interface ByteSource {
+  readonly size: number;
+  read(pos: number, into: Uint8Array): void;
+  readAsync(pos: number, into: Uint8Array): Promise<void>;
+  /** A view of the source's own bytes when it has them in memory, else undefined. */
+  view(pos: number, length: number): Uint8Array | undefined;
+  close(): void;
+}
+
+function ioError(name: string, what: string, err: unknown): InternalError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return new InternalError('E_INTERNAL', `${name}: ${what} failed: ${detail}`, { cause: err });
+}
+
+function fileSource(path: string): ByteSource {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new InputError(code === 'ENOENT' ? 'E_NOT_FOUND' : 'E_INVALID_ARG', `${path}: cannot open: ${detail}`, { cause: err });
+  }
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) {
+    fs.closeSync(fd);
+    throw new InputError('E_INVALID_ARG', `${path}: not a regular file`);
+  }
+  const shrank = (at: number) =>
+    new FormatError(`${path}: file ended at byte ${at}, before the ${stat.size} bytes it had when opened`);
+  return {
+    size: stat.size,
+    read(pos, into) {
+      for (let done = 0; done < into.length; ) {
+        let n: number;
+        try {
+          n = fs.readSync(fd, into, done, Math.min(IO_CHUNK_BYTES, into.length - done), pos + done);
+        } catch (err) {
+          throw ioError(path, `read at byte ${pos + done}`, err);
+        }
+        if (n === 0) throw shrank(pos + done);
+        done += n;
+      }
+    },
+    async readAsync(pos, into) {
+      for (let done = 0; done < into.length; ) {
+        const n = await new Promise<number>((resolve, reject) =>
+          fs.read(fd, into, done, Math.min(IO_CHUNK_BYTES, into.length - done), pos + done, (err, bytesRead) =>
+            err ? reject(ioError(path, `read at byte ${pos + done}`, err)) : resolve(bytesRead),
+          ),
+        );
+        if (n === 0) throw shrank(pos + done);
+        done += n;
+      }
+    },
+    view: () => undefined,
+    close: () => fs.closeSync(fd),
+  };
+}
+
+function memorySource(bytes: Uint8Array): ByteSource {
+  return {
+    size: bytes.length,
+    read: (pos, into) => into.set(bytes.subarray(pos, pos + into.length)),
+    readAsync: async (pos, into) => into.set(bytes.subarray(pos, pos + into.length)),
+    view: (pos, length) => bytes.subarray(pos, pos + length),
+    close: () => undefined,
+  };
+}
+
+function showMagic(b: Uint8Array): string {
+  const printable = b.every((c) => c >= 0x20 && c < 0x7f);
+  return printable ? JSON.stringify(String.fromCharCode(...b)) : `0x${Buffer.from(b).toString('hex')}`;
+}
+
+export class BinFile {
+  private closed = false;
+
+  private constructor(
+    private readonly source: ByteSource,
+    /** The path (or the name given to fromBytes) that starts every error message. */
+    readonly name: string,
+    readonly magic: string,
+    readonly version: number,
+    readonly sections: ReadonlyMap<number, SectionEntry>,
+  ) {}
+
+  /** Throws FormatError for a bad container, InputError (E_NOT_FOUND, E_INVALID_ARG) if it cannot open `path`. */
+  static open(path: string, spec: BinFileSpec): BinFile {
+    const source = fileSource(path);
+    try {
+      return BinFile.parse(source, path, spec);
+    } catch (err) {
+      source.close();
+      throw err;
+    }
+  }
+
+  /** Parses an in-memory file image (e.g. circom's calculateWTNSBin output); `name` stands in for the path. */
+  static fromBytes(bytes: Uint8Array, name: string, spec: BinFileSpec): BinFile {
+    return BinFile.parse(memorySource(bytes), name, spec);
+  }
+
+  private static parse(source: ByteSource, name: string, spec: BinFileSpec): BinFile {
+    const head = new Uint8Array(Math.min(HEADER_BYTES, source.size));
+    source.read(0, head);
+    const kind = spec.magic;
+    if (head.length >= 4 && String.fromCharCode(...head.subarray(0, 4)) !== kind) {
+      throw new FormatError(`${name}: not a ${kind} file: expected magic "${kind}", got ${showMagic(head.subarray(0, 4))}`);
+    }
+    if (head.length < HEADER_BYTES) {
+      throw new FormatError(`${name}: file is truncated: ${source.size} bytes, a ${kind} header needs ${HEADER_BYTES}`);
+    }
+    const hv = new DataView(head.buffer);
+    const version = hv.getUint32(4, true);
+    if (!spec.versions.includes(version)) {
+      throw new FormatError(`${name}: ${kind} version ${version} is not supported (expected ${spec.versions.join(' or ')})`);
+    }
+    const nSections = hv.getUint32(8, true);
+    const tableMin = HEADER_BYTES + nSections * SECTION_HEADER_BYTES;
+    if (nSections > MAX_SECTIONS) {
+      throw new FormatError(`${name}: corrupt ${kind} header: it declares ${nSections} sections, the limit is ${MAX_SECTIONS}`);
+    }
+    if (tableMin > source.size) {
+      throw new FormatError(
+        `${name}: file is truncated or corrupt: its ${kind} header declares ${nSections} sections, which need at least ${tableMin} bytes; the file has ${source.size}`,
+      );
+    }
+    const sections = new Map<number, SectionEntry>();
+    const sh = new Uint8Array(SECTION_HEADER_BYTES);
+    const sv = new DataView(sh.buffer);
+    let pos = HEADER_BYTES;
+    for (let index = 0; index < nSections; index++) {
+      if (pos + SECTION_HEADER_BYTES > source.size) {
+        throw new FormatError(
+          `${name}: file is truncated: section header ${index + 1} of ${nSections} at byte ${pos} needs ${SECTION_HEADER_BYTES} bytes, ${source.size - pos} remain`,
+        );
+      }
+      source.read(pos, sh);
+      const type = sv.getUint32(0, true);
+      const size = sv.getBigUint64(4, true);
+      const offset = pos + SECTION_HEADER_BYTES;
+      const remain = source.size - offset;
+      if (size > BigInt(remain)) {
+        throw new FormatError(
+          `${name}: file is truncated: ${kind} section ${type} (entry ${index + 1} of ${nSections}) declares ${size} bytes at byte ${offset}, ${remain} remain`,
+        );
+      }
+      const prev = sections.get(type);
+      if (prev) {
+        throw new FormatError(`${name}: ${kind} section ${type} appears twice (entries ${prev.index + 1} and ${index + 1})`);
+      }
+      sections.set(type, { type, offset, size: Number(size), index });
+      pos = offset + Number(size);
+    }
+    // Bytes after the last section are ignored, as binfileutils and rapidsnark do.
+    return new BinFile(source, name, kind, version, sections);
+  }
+
+  /** Prefix for messages about one section: "<path>: zkey section 4". */
+  where(type: number): string {
+    return `${this.name}: ${this.magic} section ${type}`;
+  }
+
+  has(type: number): boolean {
+    return this.sections.has(type);
+  }
+
+  section(type: number): SectionEntry {
+    const s = this.sections.get(type);
+    if (!s) {
+      const present = [...this.sections.keys()].sort((a, b) => a - b).join(', ') || 'none';
+      throw new FormatError(`${this.where(type)} is missing (the file has sections: ${present})`);
+    }
+    return s;
+  }
+
+  /** Absolute file position of the range, after checking it and `into`. */
+  private locate(type: number, start: number, length: number, into?: Uint8Array): number {
+    if (this.closed) throw new InputError('E_INVALID_ARG', `${this.name}: read after close`);
+    const s = this.section(type);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(length) || start < 0 || length < 0 || start + length > s.size) {
+      throw new InputError('E_INVALID_ARG', `${this.where(type)}: range [${start}, ${start + length}) is outside its ${s.size} bytes`);
+    }
+    if (into && into.byteLength < length) {
+      throw new InputError('E_INVALID_ARG', `${this.where(type)}: needs a ${length}-byte buffer, got ${into.byteLength} bytes`);
+    }
+    return s.offset + start;
+  }
+
+  /**
+   * Reads `length` bytes from `start` within section `type` into `into` (at least `length` bytes; the returned
+   * view covers exactly `length`). Without `into` it allocates, except that a fromBytes file returns a view of
+   * its own bytes (no copy).
+   */
+  readRange(type: number, start: number, length: number, into?: Uint8Array): Uint8Array {
+    const pos = this.locate(type, start, length, into);
+    const shared = into ? undefined : this.source.view(pos, length);
+    if (shared) return shared;
+    const out = into ? into.subarray(0, length) : new Uint8Array(length);
+    this.source.read(pos, out);
+    return out;
+  }
+
+  async readRangeAsync(type: number, start: number, length: number, into?: Uint8Array): Promise<Uint8Array> {
+    const pos = this.locate(type, start, length, into);
+    const shared = into ? undefined : this.source.view(pos, length);
+    if (shared) return shared;
+    const out = into ? into.subarray(0, length) : new Uint8Array(length);
+    await this.source.readAsync(pos, out);
+    return out;
+  }
+
+  readSection(type: number, into?: Uint8Array): Uint8Array {
+    return this.readRange(type, 0, this.section(type).size, into);
+  }
+
+  readSectionAsync(type: number, into?: Uint8Array): Promise<Uint8Array> {
+    return this.readRangeAsync(type, 0, this.section(type).size, into);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.source.close();
+  }
+}
+
+function assertSections(magic: string, sections: readonly SectionInput[]): void {
+  if (!/^[\x20-\x7e]{4}$/.test(magic)) throw new InputError('E_INVALID_ARG', `binfile magic must be 4 ASCII characters, got ${JSON.stringify(magic)}`);
+  for (const s of sections) {
+    if (!Number.isInteger(s.type) || s.type < 0 || s.type > 0xffffffff) {
+      throw new InputError('E_INVALID_ARG', `binfile section type must be a u32, got ${s.type}`);
+    }
+  }
+}
+
+function fileHeader(magic: string, version: number, nSections: number): Uint8Array {
+  const out = new Uint8Array(HEADER_BYTES);
+  const v = new DataView(out.buffer);
+  for (let i = 0; i < 4; i++) out[i] = magic.charCodeAt(i);
+  v.setUint32(4, version, true);
+  v.setUint32(8, nSections, true);
+  return out;
+}
+
+function sectionHeader(s: SectionInput): Uint8Array {
+  const out = new Uint8Array(SECTION_HEADER_BYTES);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, s.type, true);
+  v.setBigUint64(4, BigInt(s.bytes.length), true);
+  return out;
+}
+
+/** The file image, sections in the order given (duplicates allowed, so tests can build bad files). */
+export function encodeBinFile(magic: string, version: number, sections: readonly SectionInput[]): Uint8Array {
+  assertSections(magic, sections);
+  const total = sections.reduce((n, s) => n + SECTION_HEADER_BYTES + s.bytes.length, HEADER_BYTES);
+  const out = new Uint8Array(total);
+  out.set(fileHeader(magic, version, sections.length), 0);
+  let pos = HEADER_BYTES;
+  for (const s of sections) {
+    out.set(sectionHeader(s), pos);
+    out.set(s.bytes, pos + SECTION_HEADER_BYTES);
+    pos += SECTION_HEADER_BYTES + s.bytes.length;
+  }
+  return out;
+}
+
+/** Writes the file piece by piece (no concatenated copy of big sections). */
+export function writeBinFile(path: string, magic: string, version: number, sections: readonly SectionInput[]): void {
+  assertSections(magic, sections);
+  const fd = fs.openSync(path, 'w');
+  try {
+    const put = (b: Uint8Array) => {
+      for (let done = 0; done < b.length; ) done += fs.writeSync(fd, b, done, Math.min(IO_CHUNK_BYTES, b.length - done));
+    };
+    put(fileHeader(magic, version, sections.length));
+    for (const s of sections) {
+      put(sectionHeader(s));
+      put(s.bytes);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}

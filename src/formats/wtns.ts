@@ -1,0 +1,146 @@
+// .wtns v2 reader and writer (reference §2.3): section 1 {u32 n8, prime r[n8], u32 nWitness}, section 2
+// nWitness × n8 standard (non-Montgomery) little-endian values, w[0] = 1. Every value is checked < r on read:
+// the MSMs take these bytes as scalars as they are.
+
+import { FormatError, InputError } from '../errors.js';
+import { BinFile, encodeBinFile, writeBinFile, type SectionInput } from './binfile.js';
+import { curveByName, curveByR, describePrime, type CurveName } from './curves.js';
+import { dataViewOf, firstNotBelow, makeBelowCheck } from './field-check.js';
+import { bigintToLe } from './lem.js';
+import { SectionCursor } from './section-cursor.js';
+import type { ZkeyHeader } from './zkey.js';
+
+const SPEC = { magic: 'wtns', versions: [2] } as const;
+const N8 = 32;
+
+export interface WtnsHeader {
+  readonly path: string;
+  readonly curve: CurveName;
+  readonly n8: number;
+  /** The scalar field prime r of the curve the witness is for. */
+  readonly prime: bigint;
+  readonly nWitness: number;
+}
+
+function parseHeader(file: BinFile): WtnsHeader {
+  const where = file.where(1);
+  const s1 = file.section(1);
+  if (s1.size !== 4 + N8 + 4) throw new FormatError(`${where}: expected ${4 + N8 + 4} bytes (u32 n8, prime[32], u32 nWitness), got ${s1.size}`);
+  const cur = new SectionCursor(file.readSection(1), where);
+  const n8 = cur.u32('n8');
+  if (n8 !== N8) throw cur.fail(`n8 is ${n8}, expected ${N8}`);
+  const prime = cur.bigint(n8, 'prime');
+  const info = curveByR(prime);
+  if (!info) throw cur.fail(`prime is ${describePrime(prime)}, not the scalar field of BN254 or BLS12-381`);
+  const nWitness = cur.u32('nWitness');
+  const s2 = file.section(2);
+  if (s2.size !== nWitness * n8) {
+    throw new FormatError(`${file.where(2)}: expected ${n8} bytes per value × ${nWitness} values = ${nWitness * n8} bytes, got ${s2.size}`);
+  }
+  return { path: file.name, curve: info.name, n8, prime, nWitness };
+}
+
+/** FormatError naming the first value that is not below the prime. */
+export function validateWitness(h: WtnsHeader, values: Uint8Array, where = `${h.path}: wtns section 2`): void {
+  if (values.length !== h.nWitness * h.n8) {
+    throw new InputError('E_INVALID_ARG', `${where}: expected ${h.nWitness * h.n8} bytes of values, got ${values.length}`);
+  }
+  const below = makeBelowCheck(h.prime, h.n8);
+  const view = dataViewOf(values);
+  for (let i = 0, o = 0; i < h.nWitness; i++, o += h.n8) {
+    if (!below(view, o)) throw new FormatError(`${where}: value ${i} is not below the scalar field prime r`);
+  }
+}
+
+export class WtnsFile {
+  private constructor(
+    private readonly file: BinFile,
+    readonly header: WtnsHeader,
+  ) {}
+
+  static open(path: string): WtnsFile {
+    return WtnsFile.wrap(BinFile.open(path, SPEC));
+  }
+
+  /** An in-memory image, e.g. circom_runtime's calculateWTNSBin() result; readWitness() then returns a view. */
+  static fromBytes(bytes: Uint8Array, name: string): WtnsFile {
+    return WtnsFile.wrap(BinFile.fromBytes(bytes, name, SPEC));
+  }
+
+  private static wrap(file: BinFile): WtnsFile {
+    try {
+      return new WtnsFile(file, parseHeader(file));
+    } catch (err) {
+      file.close();
+      throw err;
+    }
+  }
+
+  get witnessBytes(): number {
+    return this.header.nWitness * this.header.n8;
+  }
+
+  /** nWitness × 32 bytes, standard LE, validated; into `into` (≥ witnessBytes) when given. */
+  readWitness(into?: Uint8Array): Uint8Array {
+    const out = this.file.readSection(2, into);
+    validateWitness(this.header, out, this.file.where(2));
+    return out;
+  }
+
+  async readWitnessAsync(into?: Uint8Array): Promise<Uint8Array> {
+    const out = await this.file.readSectionAsync(2, into);
+    validateWitness(this.header, out, this.file.where(2));
+    return out;
+  }
+
+  close(): void {
+    this.file.close();
+  }
+}
+
+const fieldLabel = (curve: CurveName) => curveByName(curve)?.label ?? curve;
+
+/** The checks snarkjs's groth16 prove makes (same field, nWitness = nVars), as FormatErrors naming the witness. */
+export function checkWitnessMatchesKey(w: WtnsHeader, z: ZkeyHeader, wtnsPath = w.path): void {
+  if (w.prime !== z.r) {
+    throw new FormatError(`${wtnsPath}: witness is for the ${fieldLabel(w.curve)} scalar field but the key is ${fieldLabel(z.curve)}`);
+  }
+  if (w.nWitness !== z.nVars) {
+    throw new FormatError(`${wtnsPath}: witness has ${w.nWitness} values but the key expects ${z.nVars}: a witness of another circuit?`);
+  }
+}
+
+function valuesBytes(prime: bigint, values: Uint8Array | readonly bigint[]): Uint8Array {
+  if (values instanceof Uint8Array) {
+    if (values.length % N8 !== 0) throw new InputError('E_INVALID_ARG', `wtns values: ${values.length} bytes is not a multiple of ${N8}`);
+    const bad = firstNotBelow(values, prime, N8, values.length / N8);
+    if (bad >= 0) throw new InputError('E_INVALID_ARG', `wtns values: value ${bad} is not below the prime`);
+    return values;
+  }
+  const out = new Uint8Array(values.length * N8);
+  values.forEach((v, i) => {
+    if (v < 0n || v >= prime) throw new InputError('E_INVALID_ARG', `wtns values: value ${i} (${v}) is not in [0, prime)`);
+    bigintToLe(v, N8, out, i * N8);
+  });
+  return out;
+}
+
+function sections(prime: bigint, values: Uint8Array | readonly bigint[]): SectionInput[] {
+  if (!curveByR(prime)) throw new InputError('E_INVALID_ARG', `wtns prime ${describePrime(prime)} is not a supported scalar field`);
+  const bytes = valuesBytes(prime, values);
+  const s1 = new Uint8Array(4 + N8 + 4);
+  const v = dataViewOf(s1);
+  v.setUint32(0, N8, true);
+  bigintToLe(prime, N8, s1, 4);
+  v.setUint32(4 + N8, bytes.length / N8, true);
+  return [{ type: 1, bytes: s1 }, { type: 2, bytes }];
+}
+
+/** The .wtns v2 image that snarkjs and circom write for these values. */
+export function encodeWtns(prime: bigint, values: Uint8Array | readonly bigint[]): Uint8Array {
+  return encodeBinFile('wtns', 2, sections(prime, values));
+}
+
+export function writeWtns(path: string, prime: bigint, values: Uint8Array | readonly bigint[]): void {
+  writeBinFile(path, 'wtns', 2, sections(prime, values));
+}

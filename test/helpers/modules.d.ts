@@ -1,0 +1,2 @@
+// Packages without type declarations, used by tests and benches through narrow local interfaces.
+declare module 'snarkjs';

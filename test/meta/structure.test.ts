@@ -1,0 +1,88 @@
+// Cheap checks that keep the code's shape true (shared/style.md §7): folders named in the design
+// note, imports pointing one way, only src/ffi importing koffi, file-size caps, and the native and
+// TypeScript status tables agreeing.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ERROR_CODES } from '../../src/errors.js';
+import { NATIVE_STATUS } from '../../src/ffi/status.js';
+import { statusName } from '../../src/ffi/native.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir)) {
+    const p = path.join(dir, e);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+const rel = (p: string) => path.relative(root, p);
+const lines = (p: string) => readFileSync(p, 'utf8').split('\n').length;
+
+describe('code shape', () => {
+  it('every src/ and native/ folder is described in docs/architecture.md', () => {
+    const doc = readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');
+    for (const top of ['src', 'native']) {
+      for (const e of readdirSync(path.join(root, top))) {
+        if (!statSync(path.join(root, top, e)).isDirectory()) continue;
+        assert.ok(doc.includes(`${top}/${e}`), `docs/architecture.md does not mention ${top}/${e}`);
+      }
+    }
+  });
+
+  const sources = walk(path.join(root, 'src')).filter((p) => p.endsWith('.ts'));
+  const importsOf = (p: string) => [...readFileSync(p, 'utf8').matchAll(/from '([^']+)'|import\('([^']+)'/g)].map((m) => m[1] ?? m[2]!);
+
+  it('only src/ffi imports koffi', () => {
+    for (const p of sources) {
+      if (rel(p).startsWith('src/ffi/')) continue;
+      assert.ok(!importsOf(p).includes('koffi'), `${rel(p)} imports koffi`);
+    }
+  });
+
+  it('imports point one way: formats → nothing; ffi → errors/log; engine ↛ cli', () => {
+    const banned: Record<string, string[]> = {
+      'src/formats/': ['/engine/', '/ffi/', '/cli/', '/dev/'],
+      'src/ffi/': ['/engine/', '/cli/', '/dev/', '/formats/'],
+      'src/engine/': ['/cli/', '/dev/'],
+    };
+    for (const p of sources) {
+      for (const [folder, bad] of Object.entries(banned)) {
+        if (!rel(p).startsWith(folder)) continue;
+        for (const imp of importsOf(p)) {
+          assert.ok(!bad.some((b) => imp.includes(b.slice(0, -1) + '/') || imp.startsWith(`.${b}`) || imp.startsWith(`..${b}`)), `${rel(p)} imports ${imp}`);
+        }
+      }
+    }
+  });
+
+  it('files stay under the hard caps (TS 600, native 700, tests 1000 lines)', () => {
+    const caps: [string, RegExp, number][] = [
+      ['src', /\.ts$/, 600],
+      ['native', /\.(hpp|cpp|h|cuh|cu)$/, 700],
+      ['test', /\.ts$/, 1000],
+    ];
+    for (const [dir, re, cap] of caps) {
+      for (const p of walk(path.join(root, dir)).filter((f) => re.test(f) && !f.includes('/vectors/'))) {
+        assert.ok(lines(p) <= cap, `${rel(p)} has ${lines(p)} lines (cap ${cap})`);
+      }
+    }
+  });
+
+  it('native status names and the TypeScript code table agree', () => {
+    const nativeToTs: Record<string, string> = { CUZK_E_VERIFY: 'E_PROOF_INVALID' };
+    NATIVE_STATUS.forEach((code, i) => {
+      const name = statusName(i);
+      if (i === 0) return assert.equal(name, 'CUZK_OK');
+      const expected = nativeToTs[name] ?? name.replace(/^CUZK_/, '');
+      assert.equal(code, expected, `status ${i}: native ${name}, TS ${code}`);
+      assert.ok((ERROR_CODES as readonly string[]).includes(code as string));
+    });
+    assert.equal(statusName(NATIVE_STATUS.length), 'CUZK_E_UNKNOWN', 'native has statuses the TS table lacks');
+  });
+});
