@@ -64,12 +64,14 @@ async function benchCpu(): Promise<void> {
     console.log(row);
     rows.push(row);
   }
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
   const note = [
     '',
     `## ${new Date().toISOString().slice(0, 10)} CPU: ${curve}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), commit ${commit()}`,
     '',
     `\`npm run bench -- cpu --sizes ${sizes.join(',')} --curve ${curve} --proofs ${proofs}\`; dev-circuits (about half the wires 0/1), median of ${proofs} proofs;`,
     'cuzk: key resident, proof verified before return; snarkjs 0.7.6 groth16.prove in-process (reads the zkey each call, as its CLI).',
+    `load average at the end (1/5/15 min): ${load} on ${os.cpus().length} cores (above ${os.cpus().length} means other work competed for the CPU).`,
     'floor: dense-scalar arithmetic model (field multiplications of the 5 MSMs and 7 NTTs at the measured multiply rate, all cores); floor ratio = floor / cuzk (1.0 = at the floor; real witnesses with 0/1 values can beat it).',
     '',
     header,

@@ -1,7 +1,7 @@
 // xyzz_t<C>: extended Jacobian point (X, Y, ZZ, ZZZ) with x = X/ZZ, y = Y/ZZZ, ZZ^3 = ZZZ^2, on
 // y^2 = x^3 + b (a = 0); ZZ = 0 is infinity. The MSM bucket type: its mixed addition is the cheapest
 // projective one. EFD "xyzz" (a = 0): madd-2008-s 8M+2S, add-2008-s 12M+2S, dbl-2008-s-1 6M+3S,
-// mdbl-2008-s-1 4M+2S. Every operation handles infinity, P == Q and P == -Q.
+// mdbl-2008-s-1 4M+3S. Every operation handles infinity, P == Q and P == -Q.
 #pragma once
 #include "jacobian.hpp"
 

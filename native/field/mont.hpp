@@ -15,6 +15,13 @@
 #endif
 #endif
 
+// Loops over limbs are unrolled (n is a compile-time constant) so limbs stay in registers.
+#ifdef __CUDACC__
+#define CUZK_UNROLL _Pragma("unroll")
+#else
+#define CUZK_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 namespace cuzk {
 
 using u128 = unsigned __int128;
@@ -49,7 +56,7 @@ struct mont_t {
   CUZK_HD static void reduce_once(uint64_t* a, uint64_t carry) {
     uint64_t t[n];
     uint64_t borrow = 0;
-#pragma GCC unroll 16
+CUZK_UNROLL
     for (size_t i = 0; i < n; i++) {
       u128 d = (u128)a[i] - P::p[i] - borrow;
       t[i] = (uint64_t)d;
@@ -100,7 +107,7 @@ struct mont_t {
   CUZK_HD mont_t operator*(const mont_t& b) const {
     static_assert(P::p[P::n - 1] < 0x7fffffffffffffffull, "no-carry CIOS needs a spare top bit");
     uint64_t t[n] = {};
-#pragma GCC unroll 16
+CUZK_UNROLL
     for (size_t i = 0; i < n; i++) {
       u128 s = (u128)l[0] * b.l[i] + t[0];
       uint64_t A = (uint64_t)(s >> 64);
@@ -108,7 +115,7 @@ struct mont_t {
       uint64_t m = t[0] * P::m0;
       u128 r = (u128)m * P::p[0] + t[0];
       uint64_t C = (uint64_t)(r >> 64);
-#pragma GCC unroll 16
+CUZK_UNROLL
       for (size_t j = 1; j < n; j++) {
         s = (u128)l[j] * b.l[i] + t[j] + A;
         A = (uint64_t)(s >> 64);
@@ -119,7 +126,7 @@ struct mont_t {
       t[n - 1] = C + A;
     }
     mont_t out;
-#pragma GCC unroll 16
+CUZK_UNROLL
     for (size_t i = 0; i < n; i++) out.l[i] = t[i];
     reduce_once(out.l, 0);
     return out;

@@ -32,12 +32,15 @@ namespace msm_detail {
 constexpr unsigned max_window = 15;        // int16 digits: |d| <= 2^14
 constexpr size_t block_scalars = 1u << 20;  // digits for one block: <= 2^20 · nwin · 2 bytes (~36 MB)
 constexpr size_t classify_chunk = 1u << 13;
+// Batched affine buckets from this window size up: the batch (nbuckets/4 >= 512 additions) then
+// amortises its inversion (~380M at 254 bits) to under 1M per addition. nbuckets/4 against /8 and
+// /2: best of two noisy runs each (2 threads, BN254 G1 2^16: 227 vs 302 / 288 ms); all-XYZZ
+// (-DCUZK_MSM_AFFINE_MIN_WINDOW=99) was 1.35x (BN254 G1) to 1.5x (BLS12-381 G2) slower.
 #ifndef CUZK_MSM_AFFINE_MIN_WINDOW
 #define CUZK_MSM_AFFINE_MIN_WINDOW 12
 #endif
-// Batched affine buckets from this window size up: the batch (nbuckets/8 >= 256 additions) then
-// amortises its inversion (~380M at 254 bits) to under 1.5M per addition.
 constexpr unsigned affine_min_window = CUZK_MSM_AFFINE_MIN_WINDOW;
+constexpr size_t batch_div = 4;
 
 struct strided_scalars {
   const uint8_t* p;
@@ -136,7 +139,7 @@ xyzz_t<G> window_sum_affine(const affine_t<G>* points, const uint32_t* idx, cons
                             size_t b, size_t e, unsigned c) {
   using xyzz = xyzz_t<G>;
   size_t nb = size_t(1) << (c - 1);
-  affine_buckets_t<G> bk(nb, nb / 8);
+  affine_buckets_t<G> bk(nb, nb / batch_div);
   std::vector<uint32_t> deferred, next;
   auto try_add = [&](size_t k) {
     int32_t d = digits[k];

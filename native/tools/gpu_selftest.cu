@@ -1,8 +1,8 @@
-// gpu_selftest: checks the CUDA kernels against the CPU core and times them against the floors of
-// shared/perf/h200.md. Sections (argv, default all): field msm ntt prove bench. Prints one line per check
-// and a summary table; exit status 1 if any check failed. Seed: env SEED. Built only by
-// native/tools/CMakeLists.txt (which defines CUZK_SELFTEST_MAIN; the library's *.cu glob sees an
-// empty file).
+// gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
+// CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
+// msm ntt prove bench. One line per check, a summary table last, exit 1 on any failure; env SEED.
+// Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
+// compiles this file to nothing).
 #ifdef CUZK_SELFTEST_MAIN
 #include "../field/mont.cuh"
 #include "../msm/msm_gpu.cuh"
@@ -12,10 +12,7 @@
 #include <cstring>
 #include <string>
 
-#include "../groth16/prove.hpp"
 #include "../groth16/prove_gpu.hpp"
-#include "../msm/pippenger_cpu.hpp"
-#include "../ntt/ntt.hpp"
 #include "../util/gpu_dispatch.hpp"
 #include "selftest_util.hpp"
 
@@ -165,9 +162,9 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop;
   CUZK_CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("gpu_selftest: %s, %d SMs, %.1f GiB; seed 0x%llx; CPU threads %zu\n", prop.name,
-              prop.multiProcessorCount, double(prop.totalGlobalMem) / (1ull << 30), (unsigned long long)seed(),
-              thread_pool::global().size());
+  std::printf("gpu_selftest: %s, %d SMs, %.1f GiB; seed 0x%llx; CPU threads %zu; reference backend %s\n",
+              prop.name, prop.multiProcessorCount, double(prop.totalGlobalMem) / (1ull << 30),
+              (unsigned long long)seed(), thread_pool::global().size(), cpu_ref_t::get().backend());
   try {
     if (on("field")) test_fields();
     if (on("bench")) bench_h2d();

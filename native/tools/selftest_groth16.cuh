@@ -1,6 +1,6 @@
 // Groth16 section of tools/gpu_selftest.cu (included there): a synthetic key (random section-4
 // records sorted by constraint, random curve points, mixed 0/1/random witness) proved by the CPU core
-// (groth16/prove.hpp) and by gpu_groth16_prove_try with the same r, s: the proofs must be
+// (cuzk_groth16_prove of libcuzk_cpu.so) and by gpu_groth16_prove_try with the same r, s: the proofs must be
 // byte-identical. Then the resident-key GPU proof time against the CPU's.
 #pragma once
 
@@ -10,8 +10,8 @@ void check_prove(const char* name, unsigned lg_n, bool bench) {
   using G1 = typename C::g1;
   using G2 = typename C::g2;
   const size_t n = size_t(1) << lg_n, n_vars = n / 2 + 3, n_public = 2, n_coefs = 3 * n;
-  point_set_t<C, G1> p1(n + 8);
-  point_set_t<C, G2> p2(n_vars + 2);
+  point_set_t<C, G1> p1(n + 8, CUZK_G1);
+  point_set_t<C, G2> p2(n_vars + 2, CUZK_G2);
   std::mt19937_64 g(seed() ^ (0x67726f7468ull + lg_n));
   std::vector<uint8_t> coefs(n_coefs * coef_record_bytes);
   for (size_t i = 0; i < n_coefs; i++) {
@@ -36,10 +36,15 @@ void check_prove(const char* name, unsigned lg_n, bool bench) {
   key.plan = plan_coefs(key.desc);
   size_t proof_bytes = 2 * sizeof(typename C::g1_affine_t) + sizeof(typename C::g2_affine_t);
   std::vector<uint8_t> cpu(proof_bytes), gpu(proof_bytes, 0xa5);
-  prove_timings_t tc, tg;
+  prove_timings_t tg;
+  const cpu_ref_t& ref = cpu_ref_t::get();
+  cuzk_key* cpu_key = nullptr;
+  cuzk_error e;
+  ok_or_throw(ref.key_create(&key.desc, &cpu_key, &e), e, "cuzk_key_create");
   double t0 = now_ms();
-  groth16_prove<C>(key, w.data(), r.data(), s.data(), cpu.data(), nullptr, tc);
+  ok_or_throw(ref.prove(cpu_key, w.data(), r.data(), s.data(), cpu.data(), nullptr, &e), e, "cuzk_groth16_prove");
   double cpu_ms = now_ms() - t0;
+  ref.key_destroy(cpu_key, &e);
   t0 = now_ms();
   bool used = gpu_groth16_prove_try<C>(key, w.data(), r.data(), s.data(), gpu.data(), nullptr, tg);
   double first_ms = now_ms() - t0;

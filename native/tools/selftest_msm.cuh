@@ -1,6 +1,6 @@
 // MSM section of tools/gpu_selftest.cu (included there, after its helpers). Every case is checked
 // against the discrete-log oracle of selftest_util.hpp and, up to a size per group, against the CPU
-// Pippenger (msm/pippenger_cpu.hpp). Bench: device-resident inputs, whole msm_device call (host
+// core's cuzk_msm. Bench: device-resident inputs, whole msm_device call (host
 // syncs and the host-side window combination included), median of 5 after a warm-up.
 #pragma once
 
@@ -35,7 +35,7 @@ void make_case(const point_set_t<C, G>& ps, size_t n, int kind, std::mt19937_64&
 }
 
 template <class C, class G>
-void check_msm_group(const char* name, const point_set_t<C, G>& ps, unsigned lg_max, unsigned lg_cpu) {
+void check_msm_group(const char* name, int32_t group, const point_set_t<C, G>& ps, unsigned lg_max, unsigned lg_cpu) {
   std::mt19937_64 g(seed() ^ std::hash<std::string>()(name));
   std::vector<affine_t<G>> pts;
   std::vector<typename C::fr_t> logs;
@@ -53,7 +53,7 @@ void check_msm_group(const char* name, const point_set_t<C, G>& ps, unsigned lg_
       std::string extra = "oracle";
       if (n <= (size_t(1) << lg_cpu)) {
         t0 = now_ms();
-        affine_t<G> cpu = msm_pippenger<G>(pts.data(), sc.data(), n).to_affine();
+        affine_t<G> cpu = cpu_msm<C, G>(pts.data(), sc.data(), n, group);
         extra += " + cpu (" + std::to_string(int(now_ms() - t0)) + " ms)";
         ok = ok && cpu == gpu;
       }
@@ -111,21 +111,21 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
 }
 
 template <class C, class G>
-void msm_group(const char* name, unsigned lg_check, unsigned lg_cpu, bool check, bool bench, const double (&floor)[4],
-               const double (&peer)[4]) {
+void msm_group(const char* name, int32_t group, unsigned lg_check, unsigned lg_cpu, bool check, bool bench,
+               const double (&floor)[4], const double (&peer)[4]) {
   unsigned lg_pts = std::max(check ? lg_check : 0u, bench ? 24u : 0u);
   double t0 = now_ms();
-  point_set_t<C, G> ps(size_t(1) << lg_pts);
+  point_set_t<C, G> ps(size_t(1) << lg_pts, group);
   std::printf("     %s: 2^%u points with known logs in %.0f ms\n", name, lg_pts, now_ms() - t0);
-  if (check) check_msm_group<C, G>(name, ps, lg_check, lg_cpu);
+  if (check) check_msm_group<C, G>(name, group, ps, lg_check, lg_cpu);
   if (bench) bench_msm_group<C, G>(name, ps, floor, peer);
 }
 
 void test_msms(bool bench, bool bench_only = false) {
   bool check = !bench_only;
-  msm_group<bn254, bn254::g1>("bn254 G1", 22, 22, check, bench, {0.4, 4.3, 15.5, 56}, {4.32, 12.6, 26.9, 79.2});
-  msm_group<bls12_381, bls12_381::g1>("bls12_381 G1", 22, 20, check, bench, {0.9, 9.6, 34.5, 124},
+  msm_group<bn254, bn254::g1>("bn254 G1", CUZK_G1, 22, 22, check, bench, {0.4, 4.3, 15.5, 56}, {4.32, 12.6, 26.9, 79.2});
+  msm_group<bls12_381, bls12_381::g1>("bls12_381 G1", CUZK_G1, 22, 20, check, bench, {0.9, 9.6, 34.5, 124},
                                       {6.61, 20.3, 53.2, 155});
-  msm_group<bn254, bn254::g2>("bn254 G2", 18, 18, check, bench, {1.1, 12, 43.3, 156}, {5.76, 24.6, 64.2, 208});
-  msm_group<bls12_381, bls12_381::g2>("bls12_381 G2", 18, 16, check, bench, {2.4, 27, 96.9, 348}, {0, 0, 0, 0});
+  msm_group<bn254, bn254::g2>("bn254 G2", CUZK_G2, 18, 18, check, bench, {1.1, 12, 43.3, 156}, {5.76, 24.6, 64.2, 208});
+  msm_group<bls12_381, bls12_381::g2>("bls12_381 G2", CUZK_G2, 18, 16, check, bench, {2.4, 27, 96.9, 348}, {0, 0, 0, 0});
 }

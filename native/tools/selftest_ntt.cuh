@@ -1,7 +1,14 @@
-// NTT section of tools/gpu_selftest.cu (included there): the GPU transform against ntt_natural of
-// ntt/ntt.hpp for all four flag combinations, and forward-transform timings (device-resident,
+// NTT section of tools/gpu_selftest.cu (included there): the GPU transform against the CPU core's
+// cuzk_ntt for all four flag combinations, and forward-transform timings (device-resident,
 // Montgomery in and out, CUDA events, median of 10 after 2 warm-ups).
 #pragma once
+
+template <class F>
+void cpu_ntt(F* a, uint32_t lg, uint32_t flags) {
+  cuzk_error e;
+  ok_or_throw(cpu_ref_t::get().ntt(std::is_same_v<F, bn254_fr_t> ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381,
+                                   reinterpret_cast<uint8_t*>(a), lg, flags, &e), e, "cuzk_ntt");
+}
 
 template <class F>
 void check_ntt_field(const char* name) {
@@ -13,9 +20,8 @@ void check_ntt_field(const char* name) {
     for (auto& v : a) rand_field(v, g);  // canonical limbs, used as standard-form values
     for (uint32_t flags = 0; flags < 4; flags++) {
       bool inv = flags & CUZK_NTT_INVERSE, coset = flags & CUZK_NTT_COSET;
-      for (size_t i = 0; i < n; i++) cpu[i] = F::from_std(a[i].l);
-      ntt_natural(cpu.data(), lg, inv, coset);
-      for (auto& v : cpu) v.to_std(v.l);
+      cpu = a;
+      cpu_ntt(cpu.data(), lg, flags);
       gpu = a;
       double t0 = now_ms();
       ntt_gpu_host<F>(gpu.data(), lg, inv, coset);
@@ -31,9 +37,8 @@ void check_ntt_field(const char* name) {
   size_t n = size_t(1) << 14;
   std::vector<F> a(n), cpu(n);
   for (auto& v : a) rand_field(v, g);
-  for (size_t i = 0; i < n; i++) cpu[i] = F::from_std(a[i].l);
-  ntt_natural(cpu.data(), 14, false, true);
-  for (auto& v : cpu) v.to_std(v.l);
+  cpu = a;
+  cpu_ntt(cpu.data(), 14, CUZK_NTT_COSET);
   bool used = gpu_ntt_try<F>(a.data(), 14, CUZK_NTT_COSET);
   report(!used || std::memcmp(a.data(), cpu.data(), n * sizeof(F)) == 0,
          std::string("ntt ") + name + " gpu_ntt_try 2^14 coset: " + (used ? "ran on the GPU" : "declined (policy)"));

@@ -1,14 +1,16 @@
-// Helpers of tools/gpu_selftest.cu: a seeded RNG, random canonical field elements, random points
-// with known discrete logs (P_i = d_i·G, built as walks P += Q per 4096-point chunk, then one batch
-// inversion), and medians. Known logs give an MSM oracle independent of any MSM code:
-// sum s_i·P_i = (sum s_i·d_i mod r)·G.
+// Helpers of tools/gpu_selftest.cu: a seeded RNG, random canonical field elements, the CPU core as
+// reference through its C ABI, random points with known discrete logs (P_i = d_i·G) and medians.
+// Known logs give an MSM oracle independent of any MSM code: sum s_i·P_i = (sum s_i·d_i mod r)·G.
 #pragma once
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
 #include <vector>
 
+#include "../api/guard.hpp"
 #include "../curve/jacobian.hpp"
 #include "../util/thread_pool.hpp"
 
@@ -58,41 +60,69 @@ void rand_scalar_bytes(uint8_t* out, std::mt19937_64& g) {
   std::memcpy(out, v.l, 32);  // a uniform canonical value, read as a standard-form integer
 }
 
-// n points with their logs; the point set is shared by prefixes (n_max generated once).
+// The CPU core as the reference, through its C ABI: libcuzk_cpu.so opened at run time (env
+// CUZK_CPU_LIB, default found on LD_LIBRARY_PATH), so this program compiles none of the CPU templates.
+struct cpu_ref_t {
+  cuzk_status (*msm)(int32_t, int32_t, const uint8_t*, const uint8_t*, uint64_t, uint8_t*, cuzk_error*);
+  cuzk_status (*batch_mul)(int32_t, int32_t, const uint8_t*, const uint8_t*, uint64_t, uint8_t*, cuzk_error*);
+  cuzk_status (*ntt)(int32_t, uint8_t*, uint32_t, uint32_t, cuzk_error*);
+  cuzk_status (*key_create)(const cuzk_key_desc*, cuzk_key**, cuzk_error*);
+  cuzk_status (*key_destroy)(cuzk_key*, cuzk_error*);
+  cuzk_status (*prove)(const cuzk_key*, const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*,
+                       const volatile int32_t*, cuzk_error*);
+  const char* (*backend)();
+
+  static const cpu_ref_t& get() {
+    static const cpu_ref_t r = [] {
+      const char* path = std::getenv("CUZK_CPU_LIB");
+      void* h = dlopen(path ? path : "libcuzk_cpu.so", RTLD_NOW | RTLD_LOCAL);
+      if (!h) fail(CUZK_E_INTERNAL, std::string("cannot open the CPU reference library: ") + dlerror());
+      auto sym = [&](const char* name) {
+        void* f = dlsym(h, name);
+        if (!f) fail(CUZK_E_INTERNAL, std::string("CPU reference library lacks ") + name);
+        return f;
+      };
+      cpu_ref_t c;
+      c.msm = reinterpret_cast<decltype(c.msm)>(sym("cuzk_msm"));
+      c.batch_mul = reinterpret_cast<decltype(c.batch_mul)>(sym("cuzk_batch_mul"));
+      c.ntt = reinterpret_cast<decltype(c.ntt)>(sym("cuzk_ntt"));
+      c.key_create = reinterpret_cast<decltype(c.key_create)>(sym("cuzk_key_create"));
+      c.key_destroy = reinterpret_cast<decltype(c.key_destroy)>(sym("cuzk_key_destroy"));
+      c.prove = reinterpret_cast<decltype(c.prove)>(sym("cuzk_groth16_prove"));
+      c.backend = reinterpret_cast<decltype(c.backend)>(sym("cuzk_backend_name"));
+      return c;
+    }();
+    return r;
+  }
+};
+
+inline void ok_or_throw(cuzk_status st, const cuzk_error& e, const char* what) {
+  if (st != CUZK_OK) fail(st, std::string(what) + ": " + e.message);
+}
+
+// n points P_i = d_i·G with random logs d_i (CPU fixed-base multiplication through the ABI).
 template <class C, class G>
 struct point_set_t {
   using Fr = typename C::fr_t;
   std::vector<affine_t<G>> pts;
   std::vector<Fr> dlog;
 
-  explicit point_set_t(size_t n) : pts(n), dlog(n) {
-    using J = jacobian_t<G>;
-    const size_t chunk = 4096, nch = (n + chunk - 1) / chunk;
-    std::mt19937_64 g0(seed() ^ 0x9e3779b97f4a7c15ull);
-    Fr q;
-    rand_field(q, g0);
-    uint64_t qs[4];
-    q.to_std(qs);
-    J gen = J::from_affine(G::generator());
-    affine_t<G> qa = gen.mul(qs, 4).to_affine();
-    thread_pool::global().parallel_for(nch, [&](size_t ch) {
-      std::mt19937_64 g(seed() + 7919 * ch);
-      size_t b = ch * chunk, len = std::min(chunk, n - b);
-      Fr d;
-      rand_field(d, g);
-      uint64_t ks[4];
-      d.to_std(ks);
-      std::vector<J> js(len);
-      std::vector<typename G::field_t> s1(len), s2(len);
-      J p = gen.mul(ks, 4);
-      for (size_t j = 0; j < len; j++) {
-        js[j] = p;
-        dlog[b + j] = d;
-        p = p.add(qa);
-        d = d + q;
-      }
-      batch_to_affine(js.data(), pts.data() + b, len, s1.data(), s2.data());
-    });
+  point_set_t(size_t n, int32_t group) : pts(n), dlog(n), group_(group) {
+    std::mt19937_64 g(seed() ^ (0x9e3779b97f4a7c15ull * (n + group)));
+    std::vector<uint8_t> ks(32 * n);
+    for (size_t i = 0; i < n; i++) {
+      rand_field(dlog[i], g);
+      dlog[i].store_std(&ks[32 * i]);
+    }
+    mul_base(ks.data(), n, pts.data());
+  }
+
+  void mul_base(const uint8_t* ks, size_t n, affine_t<G>* out) const {
+    uint8_t gen[sizeof(affine_t<G>)];
+    G::generator().store(gen);
+    cuzk_error e;
+    ok_or_throw(cpu_ref_t::get().batch_mul(C::id, group_, gen, ks, n, reinterpret_cast<uint8_t*>(out), &e), e,
+                "cuzk_batch_mul");
   }
 
   // (sum s_i·d_i)·G for 32-byte standard scalars (any 256-bit value: load_std reduces mod r)
@@ -105,11 +135,26 @@ struct point_set_t {
     });
     Fr e = Fr::zero();
     for (auto& v : part) e += v;
-    uint64_t es[4];
-    e.to_std(es);
-    return jacobian_t<G>::from_affine(G::generator()).mul(es, 4).to_affine();
+    uint8_t es[32];
+    e.store_std(es);
+    affine_t<G> r;
+    mul_base(es, 1, &r);
+    return r;
   }
+
+ private:
+  int32_t group_;
 };
+
+// The CPU MSM through the ABI.
+template <class C, class G>
+affine_t<G> cpu_msm(const affine_t<G>* pts, const uint8_t* scalars, size_t n, int32_t group) {
+  affine_t<G> r;
+  cuzk_error e;
+  ok_or_throw(cpu_ref_t::get().msm(C::id, group, reinterpret_cast<const uint8_t*>(pts), scalars, n,
+                                   reinterpret_cast<uint8_t*>(&r), &e), e, "cuzk_msm");
+  return r;
+}
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

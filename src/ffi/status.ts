@@ -33,7 +33,7 @@ export function check(status: number, slot: NativeErrorSlot, op: string, stack?:
   const err: CuzkError =
     code === undefined || code === 'OK'
       ? errorForCode('E_INTERNAL', `${op}: unknown native status ${status}: ${slot.message}`)
-      : errorForCode(code, `${op}: ${slot.message || code}`);
+      : errorForCode(code, slot.message.startsWith(op) ? slot.message : `${op}: ${slot.message || code}`);
   if (stack?.stack) err.stack = `${err.name}: ${err.message}\n${stack.stack.split('\n').slice(1).join('\n')}`;
   throw err;
 }
