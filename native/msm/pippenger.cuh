@@ -69,7 +69,7 @@ __global__ void classify_kernel(const daffine_t<DF>* pts, const uint4* scalars, 
 
 // Signed recoding (as msm/pippenger_cpu.hpp recode): window w of scalar idx[k] goes to pair w·m + k;
 // zero digits get the sentinel key, which sorts last and is dropped.
-__global__ void digits_kernel(const uint32_t* scalars, const uint32_t* idx, uint32_t m, uint32_t c,
+static __global__ void digits_kernel(const uint32_t* scalars, const uint32_t* idx, uint32_t m, uint32_t c,
                               uint32_t nwin, uint32_t* keys, uint32_t* vals) {
   uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
@@ -90,7 +90,7 @@ __global__ void digits_kernel(const uint32_t* scalars, const uint32_t* idx, uint
 }
 
 // The sentinel (zero digits) is the largest key, so it can only be the last run.
-__global__ void drop_sentinel_kernel(const uint32_t* uniq, uint32_t* counts, uint32_t* nr, uint32_t sentinel) {
+static __global__ void drop_sentinel_kernel(const uint32_t* uniq, uint32_t* counts, uint32_t* nr, uint32_t sentinel) {
   uint32_t r = *nr;
   if (r && uniq[r - 1] == sentinel) {
     counts[r - 1] = 0;
@@ -101,7 +101,7 @@ __global__ void drop_sentinel_kernel(const uint32_t* uniq, uint32_t* counts, uin
 // Segment length L: >= sqrt(largest bucket) bounds both the accumulation and the re-join of a split
 // bucket; >= E / 2^16 (unless every bucket fits in one segment) bounds the segment count by
 // runs + 2^16; >= 32 keeps ordinary buckets whole.
-__global__ void plan_segments_kernel(const uint32_t* maxc, const uint32_t* starts, const uint32_t* nr,
+static __global__ void plan_segments_kernel(const uint32_t* maxc, const uint32_t* starts, const uint32_t* nr,
                                      uint32_t* seg_len) {
   uint32_t mc = *maxc, e = starts[*nr];
   uint32_t sq = uint32_t(ceilf(sqrtf(float(mc)))) + 1;
@@ -109,7 +109,7 @@ __global__ void plan_segments_kernel(const uint32_t* maxc, const uint32_t* start
   *seg_len = max(1u, max(sq, min(mc, want)));
 }
 
-__global__ void nseg_kernel(const uint32_t* counts, const uint32_t* nr, const uint32_t* seg_len, uint32_t rmax,
+static __global__ void nseg_kernel(const uint32_t* counts, const uint32_t* nr, const uint32_t* seg_len, uint32_t rmax,
                             uint32_t* nseg) {
   uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= rmax) return;

@@ -14,7 +14,7 @@
 
 #include "../groth16/prove_gpu.hpp"
 #include "../util/gpu_dispatch.hpp"
-#include "selftest_util.hpp"
+#include "selftest_util.cuh"
 
 using namespace cuzk;
 using namespace cuzk::selftest;
@@ -151,6 +151,7 @@ void bench_h2d() {
 #include "selftest_groth16.cuh"
 
 int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a redirected log as they are printed
   if (const char* s = std::getenv("SEED")) seed() = std::strtoull(s, nullptr, 0);
   std::string want = " ";
   for (int i = 1; i < argc; i++) want += std::string(argv[i]) + " ";

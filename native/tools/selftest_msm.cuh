@@ -1,5 +1,5 @@
 // MSM section of tools/gpu_selftest.cu (included there, after its helpers). Every case is checked
-// against the discrete-log oracle of selftest_util.hpp and, up to a size per group, against the CPU
+// against the discrete-log oracle of selftest_util.cuh and, up to a size per group, against the CPU
 // core's cuzk_msm. Bench: device-resident inputs, whole msm_device call (host
 // syncs and the host-side window combination included), median of 5 after a warm-up.
 #pragma once

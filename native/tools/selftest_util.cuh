@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "../api/guard.hpp"
-#include "../curve/jacobian.hpp"
+#include "../curve/dev.cuh"
+#include "../util/gpu.hpp"
 #include "../util/thread_pool.hpp"
 
 namespace cuzk {
@@ -100,21 +101,78 @@ inline void ok_or_throw(cuzk_status st, const cuzk_error& e, const char* what) {
   if (st != CUZK_OK) fail(st, std::string(what) + ": " + e.message);
 }
 
-// n points P_i = d_i·G with random logs d_i (CPU fixed-base multiplication through the ABI).
+// B[i & mask] + Q[i >> k], the sum left in XYZZ (converted on the host with one batch inversion)
+template <class DF>
+__global__ void combine_points_kernel(const dev::daffine_t<DF>* b, const dev::daffine_t<DF>* q, size_t n, unsigned k,
+                                      dev::dxyzz_t<DF>* out) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  dev::daffine_t<DF> p = b[i & ((size_t(1) << k) - 1)], r = q[i >> k];
+  dev::dxyzz_t<DF> acc = dev::dxyzz_t<DF>::infinity();
+  acc.add_affine(p.x, p.y, false);
+  if (!r.is_inf()) acc.add_affine(r.x, r.y, false);
+  out[i] = acc;
+}
+
+// n points P_i = d_i·G with random logs: 2^k base points B_j = b_j·G and multiples Q_h = (h·q)·G by
+// the CPU core's cuzk_batch_mul, P_i = B_(i mod 2^k) + Q_(i >> k) on the GPU (d_i = b_j + h·q), so
+// 2^24 points cost 2^16 fixed-base multiplications instead of 2^24.
 template <class C, class G>
 struct point_set_t {
   using Fr = typename C::fr_t;
+  using F = typename G::field_t;
   std::vector<affine_t<G>> pts;
   std::vector<Fr> dlog;
 
   point_set_t(size_t n, int32_t group) : pts(n), dlog(n), group_(group) {
     std::mt19937_64 g(seed() ^ (0x9e3779b97f4a7c15ull * (n + group)));
-    std::vector<uint8_t> ks(32 * n);
-    for (size_t i = 0; i < n; i++) {
-      rand_field(dlog[i], g);
-      dlog[i].store_std(&ks[32 * i]);
+    unsigned k = 0;
+    while (k < 16 && (size_t(1) << k) < n) k++;
+    size_t nlo = size_t(1) << k, nhi = (n + nlo - 1) >> k;
+    std::vector<Fr> lo(nlo), hi(nhi);
+    std::vector<uint8_t> ks(32 * std::max(nlo, nhi));
+    for (size_t j = 0; j < nlo; j++) {
+      rand_field(lo[j], g);
+      lo[j].store_std(&ks[32 * j]);
     }
-    mul_base(ks.data(), n, pts.data());
+    std::vector<affine_t<G>> b(nlo), q(nhi);
+    mul_base(ks.data(), nlo, b.data());
+    Fr step;
+    rand_field(step, g);
+    hi[0] = Fr::zero();
+    for (size_t h = 1; h < nhi; h++) hi[h] = hi[h - 1] + step;
+    for (size_t h = 0; h < nhi; h++) hi[h].store_std(&ks[32 * h]);
+    mul_base(ks.data(), nhi, q.data());
+    for (size_t i = 0; i < n; i++) dlog[i] = lo[i & (nlo - 1)] + hi[i >> k];
+    combine(b, q, n, k);
+  }
+
+  void combine(const std::vector<affine_t<G>>& b, const std::vector<affine_t<G>>& q, size_t n, unsigned k) {
+    using DF = gpu_t<G>;
+    std::vector<xyzz_t<G>> xs(n);
+    void *db, *dq, *dx;
+    CUZK_CUDA_OK(cudaMalloc(&db, b.size() * sizeof(b[0])));
+    CUZK_CUDA_OK(cudaMalloc(&dq, q.size() * sizeof(q[0])));
+    CUZK_CUDA_OK(cudaMalloc(&dx, n * sizeof(xs[0])));
+    CUZK_CUDA_OK(cudaMemcpy(db, b.data(), b.size() * sizeof(b[0]), cudaMemcpyHostToDevice));
+    CUZK_CUDA_OK(cudaMemcpy(dq, q.data(), q.size() * sizeof(q[0]), cudaMemcpyHostToDevice));
+    combine_points_kernel<DF><<<ceil_div(n, 128), 128>>>(static_cast<const dev::daffine_t<DF>*>(db),
+                                                         static_cast<const dev::daffine_t<DF>*>(dq), n, k,
+                                                         static_cast<dev::dxyzz_t<DF>*>(dx));
+    CUZK_CUDA_LAUNCHED();
+    CUZK_CUDA_OK(cudaMemcpy(xs.data(), dx, n * sizeof(xs[0]), cudaMemcpyDeviceToHost));
+    for (void* p : {db, dq, dx}) CUZK_CUDA_OK(cudaFree(p));
+    const size_t chunk = 1 << 12;
+    thread_pool::global().parallel_for((n + chunk - 1) / chunk, [&](size_t ch) {
+      size_t b0 = ch * chunk, len = std::min(chunk, n - b0);
+      std::vector<F> inv(len), scratch(len);
+      for (size_t i = 0; i < len; i++) inv[i] = xs[b0 + i].ZZ * xs[b0 + i].ZZZ;
+      batch_inverse(inv.data(), scratch.data(), len);  // zeros (infinity) stay zero
+      for (size_t i = 0; i < len; i++) {
+        const xyzz_t<G>& p = xs[b0 + i];
+        pts[b0 + i] = p.is_inf() ? affine_t<G>::infinity() : affine_t<G>{p.X * p.ZZZ * inv[i], p.Y * p.ZZ * inv[i]};
+      }
+    });
   }
 
   void mul_base(const uint8_t* ks, size_t n, affine_t<G>* out) const {
