@@ -8,6 +8,10 @@
 #include "../msm/msm_gpu.cuh"
 #include "../ntt/ntt.cuh"
 
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -150,8 +154,19 @@ void bench_h2d() {
 #include "selftest_ntt.cuh"
 #include "selftest_groth16.cuh"
 
+// A crash prints its stack (offsets resolve with addr2line -f -e gpu_selftest) instead of dying silently.
+static void on_fatal_signal(int sig) {
+  void* frames[64];
+  int n = backtrace(frames, 64);
+  std::fprintf(stderr, "fatal signal %d; backtrace:\n", sig);
+  backtrace_symbols_fd(frames, n, 2);
+  _exit(128 + sig);
+}
+
 int main(int argc, char** argv) {
-  setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a redirected log as they are printed
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  std::signal(SIGSEGV, on_fatal_signal);
+  std::signal(SIGBUS, on_fatal_signal);  // lines reach a redirected log as they are printed
   if (const char* s = std::getenv("SEED")) seed() = std::strtoull(s, nullptr, 0);
   std::string want = " ";
   for (int i = 1; i < argc; i++) want += std::string(argv[i]) + " ";

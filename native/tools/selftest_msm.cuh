@@ -50,11 +50,11 @@ void check_msm_group(const char* name, int32_t group, const point_set_t<C, G>& p
       affine_t<G> gpu = msm_gpu_host<G>(pts.data(), sc.data(), n).to_affine();
       double t_gpu = now_ms() - t0;
       bool ok = gpu == ps.expected(sc.data(), logs, n);
-      std::string extra = "oracle";
+      std::string extra = ok ? "oracle" : "ORACLE";
       if (n <= (size_t(1) << lg_cpu)) {
         t0 = now_ms();
         affine_t<G> cpu = cpu_msm<C, G>(pts.data(), sc.data(), n, group);
-        extra += " + cpu (" + std::to_string(int(now_ms() - t0)) + " ms)";
+        extra += std::string(cpu == gpu ? " + cpu" : " + CPU") + " (" + std::to_string(int(now_ms() - t0)) + " ms)";
         ok = ok && cpu == gpu;
       }
       char buf[160];
@@ -74,7 +74,8 @@ void check_msm_group(const char* name, int32_t group, const point_set_t<C, G>& p
 
 // floors: shared/perf/h200.md (XYZZ, lower end; 2^22 = geometric mean of 2^20 and 2^24)
 template <class C, class G>
-void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double (&floor)[4], const double (&peer)[4]) {
+void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double (&floor)[4], const double (&peer)[4],
+                     bool sweep) {
   const unsigned lgs[4] = {16, 20, 22, 24};
   size_t nmax = ps.pts.size();
   std::mt19937_64 g(seed() + 1);
@@ -101,10 +102,28 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
     }
     double med = median(ms);
     char buf[200];
-    std::snprintf(buf, sizeof buf, "MSM %-13s 2^%u: %9.2f ms  floor %7.1f ms  eff %.2f  (sppark %s ms)", name, lgs[k],
-                  med, floor[k], floor[k] / med, peer[k] > 0 ? std::to_string(peer[k]).substr(0, 5).c_str() : "-");
+    std::snprintf(buf, sizeof buf, "MSM %-13s 2^%u: %9.2f ms  floor %7.1f ms  eff %.2f  (sppark %s ms) c=%u", name,
+                  lgs[k], med, floor[k], floor[k] / med, peer[k] > 0 ? std::to_string(peer[k]).substr(0, 5).c_str() : "-",
+                  msm_gpu::choose_window(n, 254));
     g_table.push_back(buf);
     std::printf("%s\n", buf);
+    if (sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // window widths around the model's choice
+      uint32_t c0 = msm_gpu::choose_window(n, 254);
+      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by window:";
+      for (uint32_t c = c0 - 2; c <= c0 + 2; c++) {
+        msm_gpu::window_override() = c;
+        std::vector<double> t;
+        for (int rep = 0; rep < 3; rep++) {
+          double t0 = now_ms();
+          msm_device<G>(d_pts, d_sc, n, st);
+          t.push_back(now_ms() - t0);
+        }
+        line += " c" + std::to_string(c) + "=" + std::to_string(median(t)).substr(0, 6);
+      }
+      msm_gpu::window_override() = 0;
+      g_table.push_back(line);
+      std::printf("%s\n", line.c_str());
+    }
   }
   CUZK_CUDA_OK(cudaFree(d_pts));
   CUZK_CUDA_OK(cudaFree(d_sc));
@@ -118,7 +137,7 @@ void msm_group(const char* name, int32_t group, unsigned lg_check, unsigned lg_c
   point_set_t<C, G> ps(size_t(1) << lg_pts, group);
   std::printf("     %s: 2^%u points with known logs in %.0f ms\n", name, lg_pts, now_ms() - t0);
   if (check) check_msm_group<C, G>(name, group, ps, lg_check, lg_cpu);
-  if (bench) bench_msm_group<C, G>(name, ps, floor, peer);
+  if (bench) bench_msm_group<C, G>(name, ps, floor, peer, group == CUZK_G1);
 }
 
 void test_msms(bool bench, bool bench_only = false) {

@@ -183,13 +183,20 @@ struct point_set_t {
                 "cuzk_batch_mul");
   }
 
-  // (sum s_i·d_i)·G for 32-byte standard scalars (any 256-bit value: load_std reduces mod r)
+  // (sum s_i·d_i)·G for 32-byte standard scalars, any 256-bit value: each is reduced mod r limb by
+  // limb (Fr::load_std assumes a canonical input; for 2^256 > 2r it is not exact).
   affine_t<G> expected(const uint8_t* scalars, const std::vector<Fr>& logs, size_t n) const {
     const size_t chunk = 1 << 14, nch = (n + chunk - 1) / chunk;
     std::vector<Fr> part(nch, Fr::zero());
+    Fr two32 = Fr::from_u64(uint64_t(1) << 32), two64 = two32 * two32;
     thread_pool::global().parallel_for(nch, [&](size_t ch) {
-      for (size_t i = ch * chunk; i < std::min(n, (ch + 1) * chunk); i++)
-        part[ch] += Fr::load_std(scalars + 32 * i) * logs[i];
+      for (size_t i = ch * chunk; i < std::min(n, (ch + 1) * chunk); i++) {
+        uint64_t k[4];
+        std::memcpy(k, scalars + 32 * i, 32);
+        Fr v = Fr::from_u64(k[3]);
+        for (int j = 2; j >= 0; j--) v = v * two64 + Fr::from_u64(k[j]);
+        part[ch] += v * logs[i];
+      }
     });
     Fr e = Fr::zero();
     for (auto& v : part) e += v;
