@@ -1,6 +1,6 @@
 // gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
 // CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
-// msm ntt prove bench. One line per check, a summary table last, exit 1 on any failure; env SEED.
+// msm ntt prove bench provebench. One line per check, a summary table last, exit 1 on any failure; env SEED.
 // Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
 // compiles this file to nothing).
 #ifdef CUZK_SELFTEST_MAIN
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
     if (on("msm")) test_msms(on("bench"));
     else if (on("bench")) test_msms(true, true);
     if (on("ntt") || on("bench")) test_ntts(on("ntt"), on("bench"));
-    if (on("prove")) test_proves(on("bench"));
+    if (on("prove") || on("provebench")) test_proves(on("provebench"));
   } catch (const std::exception& e) {
     report(false, std::string("exception: ") + e.what());
   }
