@@ -40,24 +40,30 @@ void thread_pool::resize(size_t nthreads) {
 // deadlocking on region_.
 static thread_local bool in_region = false;
 
-void thread_pool::drain() {
+void thread_pool::drain(const std::function<void(size_t)>* job, size_t n) {
   in_region = true;
-  const auto* job = job_;
-  for (size_t i; (i = next_.fetch_add(1)) < job_n_;) (*job)(i);
+  for (size_t i; (i = next_.fetch_add(1)) < n;) (*job)(i);
   in_region = false;
 }
 
 void thread_pool::worker_loop() {
   uint64_t seen = 0;
+  const std::function<void(size_t)>* job = nullptr;
+  size_t n = 0;
   for (;;) {
     {
       std::unique_lock<std::mutex> lk(m_);
       cv_work_.wait(lk, [&] { return stopping_ || generation_ != seen; });
       if (stopping_) return;
       seen = generation_;
+      // Take the job under the lock: a worker waking after its region ended must not run the next
+      // region's indices against a stale (null) job pointer.
+      job = job_;
+      n = job_n_;
+      if (!job) continue;
       active_++;
     }
-    drain();
+    drain(job, n);
     {
       std::lock_guard<std::mutex> lk(m_);
       if (--active_ == 0) cv_done_.notify_all();
@@ -80,7 +86,7 @@ void thread_pool::parallel_for(size_t n, const std::function<void(size_t)>& fn) 
     generation_++;
   }
   cv_work_.notify_all();
-  drain();
+  drain(&fn, n);
   std::unique_lock<std::mutex> lk(m_);
   cv_done_.wait(lk, [&] { return active_ == 0 && next_ >= job_n_; });
   job_ = nullptr;

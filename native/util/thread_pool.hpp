@@ -30,7 +30,7 @@ class thread_pool {
   void start(size_t nthreads);
   void stop();
   void worker_loop();
-  void drain();
+  void drain(const std::function<void(size_t)>* job, size_t n);
 
   std::vector<std::thread> workers_;
   std::mutex region_;  // one parallel region at a time
