@@ -1,0 +1,173 @@
+// The engine's public contract: what `createEngine()` returns and what the server, the SDK and
+// `cuzk bench` program against. Types only; engine.ts implements it. Everything here is plain data
+// (JSON-safe except the witness bytes), so the server can map it to gRPC/HTTP messages one to one.
+import type { ProofJson } from '../formats/proof-json.js';
+
+export const PRIORITIES = ['critical', 'high', 'normal', 'low'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const TERMINAL_STATES = ['completed', 'failed', 'cancelled', 'expired'] as const;
+export type JobState = 'queued' | 'running' | (typeof TERMINAL_STATES)[number];
+
+/** One proof request. A job with several witnesses is a multi-proof job: its partitions succeed or fail together. */
+export interface JobRequest {
+  /** A key id from loadKey(), or a .zkey path (loaded on first use, with the path as its id). */
+  key: string;
+  /** Witnesses as .wtns file bytes (one per partition). Exactly one of witnesses / inputs. */
+  witnesses?: Uint8Array[];
+  /** Circuit inputs (one object per partition), witness computed from `wasm` in worker threads. */
+  inputs?: Record<string, unknown>[];
+  /** circom's witness-generator .wasm, required with `inputs`. */
+  wasm?: string;
+  priority?: Priority;
+  /** Idempotency: the same id with the same content returns the same job; different content is rejected. */
+  requestId?: string;
+  /** The job expires (state 'expired') if not finished this many ms after submission. */
+  deadlineMs?: number;
+  /** Stable job id to use (a journal replaying jobs after a restart); default a fresh UUID. */
+  id?: string;
+}
+
+/** Milliseconds per phase, summed over a job's partitions (spans.ts names the phases). */
+export type PhaseTimings = Partial<Record<Phase, number>>;
+export const PHASES = ['queue', 'witness', 'synthesis', 'h2d', 'ntt', 'msm', 'd2h', 'finalize', 'verify'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface ProofOutput {
+  proof: ProofJson;
+  /** Decimal strings, as snarkjs's public.json. */
+  publicSignals: string[];
+}
+
+export interface JobInfo {
+  id: string;
+  requestId?: string;
+  key: string;
+  priority: Priority;
+  state: JobState;
+  partitions: number;
+  /** Epoch ms. */
+  submittedAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Position in its priority queue while queued (0 = next). */
+  queuePosition?: number;
+  error?: { code: string; message: string };
+  /** Present when completed: one entry per partition, in submission order. */
+  proofs?: ProofOutput[];
+  timings: PhaseTimings;
+  /** Where the proofs ran: 'cpu' or 'gpu:N'. */
+  device?: string;
+}
+
+export type JobEvent =
+  | { type: 'state'; jobId: string; at: number; state: JobState; error?: { code: string; message: string } }
+  | { type: 'phase'; jobId: string; at: number; phase: Phase; partition: number; ms: number; bytes?: number };
+
+export type Residency = 'gpu' | 'pinned' | 'host';
+
+export interface KeyInfo {
+  id: string;
+  path: string;
+  curve: 'bn128' | 'bls12381';
+  nVars: number;
+  nPublic: number;
+  domainSize: number;
+  /** Host bytes the key holds (its points and coefficients). */
+  bytes: number;
+  residency: Residency;
+  /** Jobs queued or running with this key. */
+  users: number;
+  loadedAt: number;
+  lastUsedAt: number;
+}
+
+export interface DeviceStatus {
+  /** 'cpu' or 'gpu:N' */
+  id: string;
+  name: string;
+  memoryTotal: number;
+  memoryFree: number;
+  currentJob?: string;
+  /** Fraction of wall time kernels were running since start (from device events); null on the CPU. */
+  utilisation: number | null;
+}
+
+export interface BudgetStatus {
+  host: { limit: number; used: number; waiters: number };
+  pinned: { limit: number; used: number; waiters: number };
+  gpu: { id: string; limit: number; used: number; waiters: number }[];
+}
+
+export interface PinnedPoolStatus {
+  enabled: boolean;
+  buffers: number;
+  bytes: number;
+  inUse: number;
+  /** Native pinned allocations ever made, and those made after warm-up. */
+  allocations: number;
+  allocationsAfterWarmup: number;
+}
+
+export interface EngineStatus {
+  backend: 'cpu' | 'cuda';
+  uptimeMs: number;
+  devices: DeviceStatus[];
+  keys: KeyInfo[];
+  queues: Record<Priority, number>;
+  running: number;
+  budget: BudgetStatus;
+  pinnedPool: PinnedPoolStatus;
+  totals: { submitted: number; completed: number; failed: number; cancelled: number; expired: number; proofs: number };
+  draining: boolean;
+}
+
+export interface ProvingEngine {
+  /** Validates and enqueues (synchronously: a returned job is accepted). Throws CuzkError:
+   * E_INVALID_ARG (bad request, with what is wrong), E_NOT_FOUND (unknown key), E_OVERLOADED (queue full;
+   * details carry the queue state), E_INVALID_ARG for a requestId reused with other content. */
+  submit(req: JobRequest): JobInfo;
+  /** Resolves with the job when it is terminal, or with its current (non-terminal) state after timeoutMs. */
+  await(id: string, timeoutMs?: number): Promise<JobInfo>;
+  get(id: string): JobInfo | undefined;
+  /** Cancels a queued job at once, a running one at its next phase boundary. Terminal jobs are returned unchanged. */
+  cancel(id: string): JobInfo;
+  /** Progress events of one job; returns the unsubscribe function. Terminal jobs get their final state event at once. */
+  subscribe(id: string, fn: (e: JobEvent) => void): () => void;
+  loadKey(path: string, opts?: { id?: string }): Promise<KeyInfo>;
+  /** Frees an idle key; throws E_INVALID_ARG while jobs use it. */
+  evictKey(id: string): void;
+  listKeys(): KeyInfo[];
+  status(): EngineStatus;
+  /** Prometheus text exposition of the engine's metrics. */
+  metricsText(): Promise<string>;
+  /** Stops intake (submit throws E_OVERLOADED 'draining'), waits for running jobs up to deadlineMs;
+   * returns the jobs not finished (still queued, or running past the deadline and cancelled). */
+  drain(deadlineMs: number): Promise<{ unfinished: JobInfo[] }>;
+  /** Cancels everything, frees keys, pinned and GPU memory. */
+  close(): Promise<void>;
+}
+
+/** createEngine() options; every field has a default (detected from the machine where it can be). */
+export interface EngineConfig {
+  /** 'auto' (CUDA when a GPU is present), 'cpu', or 'cuda' (fail if no GPU). Default 'auto'. */
+  backend?: 'auto' | 'cpu' | 'cuda';
+  /** CPU core threads (0 = all cores). Default 0. */
+  threads?: number;
+  /** Byte limits of the one memory budget. Defaults: host 75% of RAM, pinned 50% of RAM, each GPU 90% of its memory. */
+  memory?: { host?: number; pinned?: number; gpu?: number };
+  /** Pinned pool on (default) or off (pageable heap buffers, to measure the difference). */
+  pinned?: boolean;
+  /** Queued jobs beyond this are refused with E_OVERLOADED. Default 1024. */
+  maxQueue?: number;
+  /** Partitions per job beyond this are refused. Default 64. */
+  maxPartitions?: number;
+  /** Verify every proof before returning it (default true). */
+  verify?: boolean;
+  /** Idle keys are evicted after this many ms (0 = only under memory pressure). Default 0. */
+  keyIdleMs?: number;
+  /** Write a Chrome/Perfetto trace of every span to this file on close(). */
+  tracePath?: string;
+  /** Test-only: fixed proof randomisers (proofs are then not zero-knowledge). */
+  testRandomness?: { r: bigint; s: bigint };
+}
