@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'E_TIMEOUT',
   'E_PROOF_INVALID',
   'E_INTERNAL',
+  'E_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -49,7 +50,7 @@ export class FormatError extends CuzkError {
     super('E_FORMAT', message, opts);
   }
 }
-/** Memory or queue exhausted (E_HOST_OOM, E_DEVICE_OOM, E_OVERLOADED); retryable. */
+/** Memory or queue exhausted (E_HOST_OOM, E_DEVICE_OOM, E_OVERLOADED), or the daemon not reachable (E_UNAVAILABLE); retryable. */
 export class ResourceError extends CuzkError {}
 /** GPU missing, failing or lost (E_NO_DEVICE, E_CUDA, E_DEVICE_LOST). */
 export class DeviceError extends CuzkError {}
@@ -69,6 +70,8 @@ export function errorForCode(code: ErrorCode, message: string, opts: CuzkErrorOp
     case 'E_OVERLOADED':
     case 'E_HOST_OOM':
     case 'E_DEVICE_OOM':
+      return new ResourceError(code, message, { retryable: true, ...opts });
+    case 'E_UNAVAILABLE':
       return new ResourceError(code, message, { retryable: true, ...opts });
     case 'E_NO_DEVICE':
     case 'E_CUDA':

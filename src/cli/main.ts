@@ -6,6 +6,8 @@ import { InputError } from '../errors.js';
 import { setLogLevel } from '../log.js';
 import { exitCodeFor, PROCESS_IO, reportError, type CliContext, type CliIo } from './output.js';
 import { findProjectRoot } from './root.js';
+import { SERVE_VALUE_FLAGS } from '../server/config-options.js';
+import { REMOTE_VALUE_FLAGS } from './remote-flags.js';
 
 const HELP = `cuzk: a fast Groth16 prover for snarkjs keys (BN254, BLS12-381)
 
@@ -20,11 +22,18 @@ commands:
   dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
   demo                                                            prove the bundled examples (npm start)
 
+serving (docs: README "Serving"):
+  serve [--config cuzk.toml] [--print-config]                     run the proving daemon (gRPC + JSON over HTTP)
+  submit <key> <wtns>... --remote <addr>                          queue a job on a daemon, print its id
+  await <job-id> [<proof.json> <public.json>] --remote <addr>     wait for a job, write its proof
+  prove <zkey> <wtns> <proof.json> <public.json> --remote <addr>  prove on a daemon (same files as local prove)
+  status | keys [load <path>|evict <id>] | cancel <job-id>        daemon state, keys, cancel (--remote <addr>)
+
 options: --json (machine-readable output)  --quiet  --verbose (stacks)  --threads N  --help  --version
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
 Run \`cuzk <command> --help\` for details.`;
 
-const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed']);
+const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', ...SERVE_VALUE_FLAGS, ...REMOTE_VALUE_FLAGS]);
 
 export interface ParsedArgs {
   positionals: string[];
@@ -63,8 +72,23 @@ function version(): string {
 async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedArgs): Promise<number> {
   const help = p.flags.has('help');
   switch (cmd) {
+    case 'serve': {
+      const m = await import('./serve.js');
+      if (help) return (ctx.io.out(m.SERVE_HELP + '\n'), 0);
+      return m.serveCommand(ctx, p.flags);
+    }
+    case 'submit':
+    case 'await':
+    case 'status':
+    case 'cancel':
+    case 'keys': {
+      const m = await import('./remote.js');
+      if (help) return (ctx.io.out(m.REMOTE_HELP + '\n'), 0);
+      return m.remoteCommand(ctx, cmd, args, p.flags);
+    }
     case 'prove':
     case 'fullprove': {
+      if (cmd === 'prove' && p.flags.has('remote') && !help) return (await import('./remote.js')).remoteCommand(ctx, 'prove', args, p.flags);
       const m = await import('./prove.js');
       if (help) return (ctx.io.out(m.PROVE_HELP + '\n'), 0);
       return cmd === 'prove' ? m.proveCommand(ctx, args) : m.fullproveCommand(ctx, args);

@@ -1,0 +1,148 @@
+// `cuzk submit | await | prove --remote | status | cancel | keys`: the CLI face of CuzkClient.
+// The daemon is --remote (default $CUZK_REMOTE, else 127.0.0.1:9820); --token or $CUZK_TOKEN.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CuzkClient } from '../client/client.js';
+import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
+import type { JobInfo, Priority } from '../engine/api.js';
+import { printResult, type CliContext } from './output.js';
+
+export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priority P] [--request-id ID] [--deadline-ms N] [--upload-key]
+       cuzk await <job-id> [<proof.json> <public.json>] [--timeout-ms N]
+       cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> --remote <addr> [--upload-key]
+       cuzk status
+       cuzk cancel <job-id>
+       cuzk keys [load <path> [--key-id ID] [--upload-key] | evict <id>]
+
+Talks to a \`cuzk serve\` daemon. <key> is a key id or a .zkey path on the daemon's machine;
+with --upload-key the local .zkey file is sent instead. Witnesses are read here and sent.
+Options: --remote host:port | unix:/path   (default $CUZK_REMOTE, else 127.0.0.1:9820)
+         --token T      bearer token (default $CUZK_TOKEN)
+         --protocol grpc|connect (default grpc)
+         --priority critical|high|normal|low   --json   --quiet`;
+
+function str(flags: Map<string, string | true>, name: string): string | undefined {
+  const v = flags.get(name);
+  if (v === true) throw new InputError('E_INVALID_ARG', `--${name} needs a value`);
+  return v;
+}
+
+function int(flags: Map<string, string | true>, name: string): number | undefined {
+  const v = str(flags, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InputError('E_INVALID_ARG', `--${name} must be a non-negative integer, got ${v}`);
+  return n;
+}
+
+function readLocal(file: string, what: string): Uint8Array {
+  try {
+    return readFileSync(file);
+  } catch (cause) {
+    throw new InputError('E_INVALID_ARG', `${file}: cannot read the ${what} (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
+  }
+}
+
+/** A local file path becomes absolute (the daemon's cwd is not ours); a key id passes as is. */
+async function keyRef(client: CuzkClient, key: string, flags: Map<string, string | true>): Promise<string> {
+  if (!flags.has('upload-key')) return existsSync(key) ? path.resolve(key) : key;
+  return (await client.loadKey({ zkey: readLocal(key, 'key') }, str(flags, 'key-id'))).id;
+}
+
+/** A failed, cancelled or expired job as the error it carries. */
+function throwIfNotCompleted(job: JobInfo): void {
+  if (job.state === 'completed') return;
+  if (job.state === 'queued' || job.state === 'running') throw new CuzkError('E_TIMEOUT', `job ${job.id} is still ${job.state}: run \`cuzk await ${job.id}\` later`, { retryable: true });
+  const code = (job.error?.code ?? (job.state === 'cancelled' ? 'E_CANCELLED' : 'E_TIMEOUT')) as ErrorCode;
+  throw errorForCode(code, `job ${job.id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`);
+}
+
+function writeProofs(job: JobInfo, proofPath: string, publicPath: string): string[] {
+  const proofs = job.proofs ?? [];
+  const name = (p: string, i: number) => (proofs.length === 1 ? p : p.replace(/(\.json)?$/, `.${i}$1`));
+  const written: string[] = [];
+  proofs.forEach((p, i) => {
+    writeFileSync(name(proofPath, i), JSON.stringify(p.proof, null, 1));
+    writeFileSync(name(publicPath, i), JSON.stringify(p.publicSignals, null, 1));
+    written.push(name(proofPath, i), name(publicPath, i));
+  });
+  return written;
+}
+
+const summary = (j: JobInfo) => `${j.id} ${j.state}${j.queuePosition !== undefined ? ` (queue position ${j.queuePosition})` : ''}${j.error ? `: ${j.error.code}: ${j.error.message}` : ''}`;
+
+export async function remoteCommand(ctx: CliContext, cmd: string, args: string[], flags: Map<string, string | true>): Promise<number> {
+  const protocol = str(flags, 'protocol') ?? 'grpc';
+  if (protocol !== 'grpc' && protocol !== 'connect') throw new InputError('E_INVALID_ARG', `--protocol must be grpc or connect, got ${protocol}`);
+  const client = new CuzkClient({ address: str(flags, 'remote') ?? process.env.CUZK_REMOTE, token: str(flags, 'token'), protocol });
+  const need = (n: number, usage: string) => {
+    if (args.length !== n) throw new InputError('E_INVALID_ARG', `${cmd} needs ${usage}, got ${args.length} arguments\n${REMOTE_HELP}`);
+  };
+  const job = async (key: string, wtns: string[]) => ({
+    key: await keyRef(client, key, flags),
+    witnesses: wtns.map((w) => readLocal(w, 'witness')),
+    priority: str(flags, 'priority') as Priority | undefined,
+    requestId: str(flags, 'request-id'),
+    deadlineMs: int(flags, 'deadline-ms'),
+  });
+  switch (cmd) {
+    case 'submit': {
+      if (args.length < 2) need(2, '<key> <witness.wtns>...');
+      const r = await client.submit(await job(args[0]!, args.slice(1)));
+      printResult(ctx, { job: r.job, deduplicated: r.deduplicated }, r.job.id);
+      return 0;
+    }
+    case 'await': {
+      if (args.length !== 1 && args.length !== 3) need(3, '<job-id> [<proof.json> <public.json>]');
+      const j = await client.await(args[0]!, int(flags, 'timeout-ms'));
+      throwIfNotCompleted(j);
+      const files = args.length === 3 ? writeProofs(j, args[1]!, args[2]!) : [];
+      printResult(ctx, { job: j, files }, files.length ? `${summary(j)}: wrote ${files.join(', ')}` : JSON.stringify(j.proofs, null, 1));
+      return 0;
+    }
+    case 'prove': {
+      need(4, '<circuit.zkey> <witness.wtns> <proof.json> <public.json>');
+      const j = await client.prove(await job(args[0]!, [args[1]!]), int(flags, 'timeout-ms'));
+      throwIfNotCompleted(j);
+      writeProofs(j, args[2]!, args[3]!);
+      const ms = (j.finishedAt ?? 0) - (j.startedAt ?? j.submittedAt);
+      printResult(ctx, { ok: true, job: j.id, device: j.device, timings: j.timings, proof: args[2], public: args[3] }, `proof written to ${args[2]} and ${args[3]} (verified by the daemon; job ${j.id} on ${j.device ?? '?'}, ${ms} ms)`);
+      return 0;
+    }
+    case 'cancel': {
+      need(1, '<job-id>');
+      const j = await client.cancel(args[0]!);
+      printResult(ctx, { job: j }, summary(j));
+      return 0;
+    }
+    case 'status': {
+      need(0, 'no arguments');
+      const s = await client.status();
+      const q = s.queues;
+      printResult(ctx, s as unknown as Record<string, unknown>, [
+        `cuzk ${s.version} (${s.backend}), up ${(s.uptimeMs / 1000).toFixed(0)} s${s.draining ? ', draining' : ''}`,
+        `queued: critical ${q.critical}, high ${q.high}, normal ${q.normal}, low ${q.low}; running ${s.running}`,
+        `totals: ${Object.entries(s.totals).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
+        ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
+      ].join('\n'));
+      return 0;
+    }
+    case 'keys': {
+      const [sub, arg] = args;
+      if (sub === 'load' && arg) {
+        const k = flags.has('upload-key') ? await client.loadKey({ zkey: readLocal(arg, 'key') }, str(flags, 'key-id')) : await client.loadKey({ path: arg }, str(flags, 'key-id'));
+        printResult(ctx, { key: k }, `${k.id}: ${k.curve}, ${k.nVars} wires, ${(k.bytes / 2 ** 20).toFixed(1)} MiB`);
+      } else if (sub === 'evict' && arg) {
+        await client.evictKey(arg);
+        printResult(ctx, { evicted: arg }, `${arg} evicted`);
+      } else if (sub === undefined) {
+        const keys = await client.listKeys();
+        printResult(ctx, { keys }, keys.length ? keys.map((k) => `${k.id}\t${k.curve}\t${k.nVars} wires\t${(k.bytes / 2 ** 20).toFixed(1)} MiB\t${k.users} users`).join('\n') : 'no keys loaded');
+      } else throw new InputError('E_INVALID_ARG', `keys: expected nothing, "load <path>" or "evict <id>"\n${REMOTE_HELP}`);
+      return 0;
+    }
+    default:
+      throw new InputError('E_INVALID_ARG', `unknown command ${cmd}`);
+  }
+}

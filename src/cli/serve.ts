@@ -1,0 +1,57 @@
+// `cuzk serve`: configuration (TOML, flags), the engine, the journal, the daemon, and the signals:
+// the first SIGINT/SIGTERM drains and exits, a second exits at once.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
+import { Daemon } from '../server/daemon.js';
+import { createLogger } from '../server/logger.js';
+import { SqliteJobStore } from '../server/sqlite-store.js';
+import { startEngine } from '../server/start-engine.js';
+import type { CliContext } from './output.js';
+import { findProjectRoot } from './root.js';
+
+export const SERVE_HELP = `usage: cuzk serve [--config cuzk.toml] [--print-config] [options]
+
+Runs the proving daemon: gRPC, gRPC-Web and Connect (JSON over HTTP) on one port, plus
+GET /metrics (Prometheus), /healthz and /readyz. Jobs are journaled in <data_dir>/journal.sqlite
+and survive restarts. SIGINT/SIGTERM drain (a second signal exits at once).
+
+Every option is a TOML key (sections as shown) and a flag; flags win over the file:
+${optionsHelp()}`;
+
+export async function serveCommand(ctx: CliContext, flags: Map<string, string | true>): Promise<number> {
+  const configFlag = flags.get('config');
+  const cfg = loadServeConfig({ configPath: typeof configFlag === 'string' ? configFlag : undefined, flags });
+  if (flags.has('print-config')) return (ctx.io.out(printConfig(cfg)), 0);
+  const log = createLogger(cfg.logLevel);
+  const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const store = new SqliteJobStore(journalPath(cfg));
+  const engine = await startEngine(toEngineConfig(cfg));
+  const daemon = new Daemon({ cfg, engine, store, log, version });
+  try {
+    await daemon.start();
+  } catch (err) {
+    await engine.close();
+    await store.close();
+    throw err;
+  }
+  return new Promise<number>((resolve) => {
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (++signals > 1) {
+        log.warn({ signal: sig }, 'second signal: exiting at once');
+        log.flush();
+        process.exit(130);
+      }
+      daemon.stop(sig).then(
+        () => resolve(0),
+        (err: Error) => {
+          log.error({ err }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }).finally(() => log.flush());
+}

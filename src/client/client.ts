@@ -1,0 +1,124 @@
+// CuzkClient: the typed SDK for a `cuzk serve` daemon, over gRPC (HTTP/2, default) or Connect
+// (HTTP/1.1 JSON-capable), by TCP address or unix socket. Results are the engine contract's plain
+// values (JobInfo, KeyInfo, ...); every failure is a CuzkError with the daemon's E_ code.
+import net from 'node:net';
+import { create } from '@bufbuild/protobuf';
+import { createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
+import type { JobEvent, JobInfo, JobRequest, KeyInfo } from '../engine/api.js';
+import { ProvingService, SubmitProofRequestSchema, type SubmitProofRequest } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
+import { priorityToProto } from '../rpc/enums.js';
+import { errorFromRpc, eventFromProto, jobFromProto, keyFromProto, statusFromProto, type DaemonStatus } from './convert.js';
+
+export interface CuzkClientOptions {
+  /** "host:port", "http://host:port", or "unix:/path/to.sock". Default "127.0.0.1:9820". */
+  address?: string;
+  /** Bearer token (the daemon's `token`); default $CUZK_TOKEN. */
+  token?: string;
+  /** 'grpc' (default) or 'connect' (Connect protocol over HTTP/1.1, binary). */
+  protocol?: 'grpc' | 'connect';
+  /** Largest message sent or accepted, bytes (default 256 MiB, the daemon's default). */
+  maxMessageBytes?: number;
+}
+
+/** A job to submit: JobRequest without the journal's own `id`. */
+export type SubmitRequest = Omit<JobRequest, 'id'>;
+
+export class CuzkClient {
+  readonly address: string;
+  readonly #rpc: Client<typeof ProvingService>;
+
+  constructor(opts: CuzkClientOptions = {}) {
+    this.address = opts.address ?? '127.0.0.1:9820';
+    const token = opts.token ?? process.env.CUZK_TOKEN;
+    const auth: Interceptor = (next) => (req) => {
+      if (token) req.header.set('authorization', `Bearer ${token}`);
+      return next(req);
+    };
+    const limit = opts.maxMessageBytes ?? 256 * 1024 * 1024;
+    const unix = this.address.startsWith('unix:') ? this.address.slice(5) : undefined;
+    const baseUrl = unix ? 'http://localhost' : /^https?:\/\//.test(this.address) ? this.address : `http://${this.address}`;
+    const common = { baseUrl, interceptors: [auth], readMaxBytes: limit, writeMaxBytes: limit };
+    let transport: Transport;
+    if (opts.protocol === 'connect') {
+      transport = createConnectTransport({ ...common, httpVersion: '1.1', useBinaryFormat: true, nodeOptions: unix ? { socketPath: unix } : {} });
+    } else {
+      transport = createGrpcTransport({ ...common, nodeOptions: unix ? { createConnection: () => net.connect(unix) } : {} });
+    }
+    this.#rpc = createClient(ProvingService, transport);
+  }
+
+  async #call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw errorFromRpc(err, this.address);
+    }
+  }
+
+  #request(req: SubmitRequest): SubmitProofRequest {
+    return create(SubmitProofRequestSchema, {
+      key: req.key,
+      witnesses: req.witnesses ?? [],
+      inputs: (req.inputs ?? []) as SubmitProofRequest['inputs'],
+      wasm: req.wasm ?? '',
+      priority: priorityToProto(req.priority),
+      requestId: req.requestId ?? '',
+      deadlineMs: BigInt(req.deadlineMs ?? 0),
+    });
+  }
+
+  /** Queues a job (journaled on the daemon before this resolves). Throws E_OVERLOADED when the queue is full. */
+  submit(req: SubmitRequest): Promise<{ job: JobInfo; deduplicated: boolean }> {
+    return this.#call(async () => {
+      const r = await this.#rpc.submitProof(this.#request(req));
+      return { job: jobFromProto(r.job!), deduplicated: r.deduplicated };
+    });
+  }
+
+  /** The job once terminal, or its current state after `timeoutMs` (default: the daemon's max_await_ms). */
+  await(jobId: string, timeoutMs?: number): Promise<JobInfo> {
+    return this.#call(async () => jobFromProto((await this.#rpc.awaitProof({ jobId, timeoutMs })).job!));
+  }
+
+  /** submit + await in one call. */
+  prove(req: SubmitRequest, timeoutMs?: number): Promise<JobInfo> {
+    return this.#call(async () => jobFromProto((await this.#rpc.prove({ job: this.#request(req), timeoutMs })).job!));
+  }
+
+  cancel(jobId: string): Promise<JobInfo> {
+    return this.#call(async () => jobFromProto((await this.#rpc.cancelProof({ jobId })).job!));
+  }
+
+  status(): Promise<DaemonStatus> {
+    return this.#call(async () => statusFromProto(await this.#rpc.getStatus({})));
+  }
+
+  /** Prometheus text. */
+  metrics(): Promise<string> {
+    return this.#call(async () => (await this.#rpc.getMetrics({})).text);
+  }
+
+  /** Registers a key by a path on the daemon's machine, or uploads .zkey bytes. */
+  loadKey(source: { path: string } | { zkey: Uint8Array }, id?: string): Promise<KeyInfo> {
+    const src = 'path' in source ? { case: 'path' as const, value: source.path } : { case: 'zkey' as const, value: source.zkey };
+    return this.#call(async () => keyFromProto(await this.#rpc.loadKey({ source: src, id: id ?? '' })));
+  }
+
+  evictKey(id: string): Promise<void> {
+    return this.#call(async () => void (await this.#rpc.evictKey({ id })));
+  }
+
+  listKeys(): Promise<KeyInfo[]> {
+    return this.#call(async () => (await this.#rpc.listKeys({})).keys.map(keyFromProto));
+  }
+
+  /** The job's progress events, ending with its terminal state. */
+  async *watch(jobId: string, signal?: AbortSignal): AsyncGenerator<JobEvent> {
+    try {
+      for await (const e of this.#rpc.watchJob({ jobId }, { signal })) yield eventFromProto(e);
+    } catch (err) {
+      throw errorFromRpc(err, this.address);
+    }
+  }
+}

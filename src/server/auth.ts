@@ -1,0 +1,51 @@
+// Who may call: on loopback or a unix socket anyone local; elsewhere only holders of the bearer
+// token (the daemon refuses to start off loopback without one). Tokens compare in constant time.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { InputError } from '../errors.js';
+
+export type ListenAddress = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+
+export function parseListen(listen: string): ListenAddress {
+  if (listen.startsWith('unix:')) {
+    const p = listen.slice(5);
+    if (!p) throw new InputError('E_INVALID_ARG', 'listen "unix:" needs a socket path, e.g. unix:/run/cuzk.sock');
+    return { kind: 'unix', path: p };
+  }
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
+  if (!m) throw new InputError('E_INVALID_ARG', `listen must be host:port or unix:/path, got "${listen}"`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new InputError('E_INVALID_ARG', `listen port ${port} is above 65535`);
+  return { kind: 'tcp', host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+export function isLoopback(a: ListenAddress): boolean {
+  if (a.kind === 'unix') return true;
+  if (a.host === 'localhost' || a.host === '::1') return true;
+  return isIP(a.host) === 4 && a.host.startsWith('127.');
+}
+
+/** Throws unless a token is set wherever the address is reachable from other machines. */
+export function checkExposure(a: ListenAddress, token: string): void {
+  if (!isLoopback(a) && !token) {
+    throw new InputError('E_INVALID_ARG', `refusing to listen on ${a.kind === 'tcp' ? a.host : ''} without a token: set token, token_file or $CUZK_TOKEN (or listen on 127.0.0.1)`);
+  }
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function tokenMatches(header: string | null | undefined, token: string): boolean {
+  if (!token) return true;
+  const m = /^Bearer (.+)$/i.exec(header ?? '');
+  return m !== null && timingSafeEqual(digest(m[1]!.trim()), digest(token));
+}
+
+export function authInterceptor(token: string): Interceptor {
+  return (next) => async (req) => {
+    if (!tokenMatches(req.header.get('authorization'), token)) {
+      throw new ConnectError('E_UNAUTHORIZED: missing or wrong bearer token (send "authorization: Bearer <token>")', Code.Unauthenticated, { 'cuzk-error-code': 'E_UNAUTHORIZED' });
+    }
+    return next(req);
+  };
+}

@@ -1,0 +1,45 @@
+// Every `cuzk serve` option once: its TOML key, its flag, its type, its default and what it does.
+// config.ts reads TOML and flags through this table, `--print-config` and `cuzk serve --help` print
+// it, and a test checks each option has a reader. No imports, so the CLI parser can load it cheaply.
+
+export interface OptionDef {
+  /** camelCase name in ServeConfig. */
+  name: string;
+  /** Dotted TOML key (section.key). */
+  toml: string;
+  flag: string;
+  type: 'string' | 'int' | 'bool' | 'list';
+  default: string | number | boolean | string[];
+  doc: string;
+}
+
+const MiB = 1024 * 1024;
+
+export const OPTIONS: readonly OptionDef[] = [
+  { name: 'listen', toml: 'listen', flag: 'listen', type: 'string', default: '127.0.0.1:9820', doc: 'host:port, or unix:/path/to.sock; a non-loopback address needs a token' },
+  { name: 'token', toml: 'token', flag: 'token', type: 'string', default: '', doc: 'bearer token clients must send (also $CUZK_TOKEN); required off loopback' },
+  { name: 'tokenFile', toml: 'token_file', flag: 'token-file', type: 'string', default: '', doc: 'read the token from this file instead' },
+  { name: 'dataDir', toml: 'data_dir', flag: 'data-dir', type: 'string', default: '~/.cuzk', doc: 'journal (journal.sqlite) and uploaded keys (keys/)' },
+  { name: 'logLevel', toml: 'log_level', flag: 'log-level', type: 'string', default: 'info', doc: 'debug | info | warn | error | silent (JSON lines on stderr)' },
+  { name: 'maxMessageBytes', toml: 'limits.max_message_bytes', flag: 'max-message-bytes', type: 'int', default: 256 * MiB, doc: 'largest request or response message (witnesses, uploaded keys)' },
+  { name: 'maxJobBytes', toml: 'limits.max_job_bytes', flag: 'max-job-bytes', type: 'int', default: 256 * MiB, doc: 'largest total witness bytes of one job' },
+  { name: 'maxKeyBytes', toml: 'limits.max_key_bytes', flag: 'max-key-bytes', type: 'int', default: 256 * MiB, doc: 'largest uploaded .zkey (LoadKey with bytes)' },
+  { name: 'maxAwaitMs', toml: 'limits.max_await_ms', flag: 'max-await-ms', type: 'int', default: 300_000, doc: 'longest an AwaitProof/Prove call waits before returning the current state' },
+  { name: 'retentionS', toml: 'jobs.result_retention_s', flag: 'result-retention-s', type: 'int', default: 86_400, doc: 'finished results stay fetchable this long' },
+  { name: 'drainTimeoutMs', toml: 'jobs.drain_timeout_ms', flag: 'drain-timeout-ms', type: 'int', default: 30_000, doc: 'on SIGTERM, how long running proofs may finish before they are requeued' },
+  { name: 'preload', toml: 'jobs.preload_keys', flag: 'preload-key', type: 'list', default: [], doc: '.zkey paths loaded at start (id = path); comma-separated as a flag' },
+  { name: 'backend', toml: 'engine.backend', flag: 'backend', type: 'string', default: 'auto', doc: 'auto (CUDA when a GPU is present) | cpu | cuda' },
+  { name: 'threads', toml: 'engine.threads', flag: 'threads', type: 'int', default: 0, doc: 'CPU threads (0 = all cores)' },
+  { name: 'maxQueue', toml: 'engine.max_queue', flag: 'max-queue', type: 'int', default: 1024, doc: 'queued jobs beyond this are refused (RESOURCE_EXHAUSTED / HTTP 429)' },
+  { name: 'maxPartitions', toml: 'engine.max_partitions', flag: 'max-partitions', type: 'int', default: 64, doc: 'witnesses per job beyond this are refused' },
+  { name: 'verify', toml: 'engine.verify', flag: 'verify', type: 'bool', default: true, doc: 'verify every proof before returning it' },
+  { name: 'pinned', toml: 'engine.pinned', flag: 'pinned', type: 'bool', default: true, doc: 'pinned host memory pool (CUDA)' },
+  { name: 'memoryHost', toml: 'engine.memory_host_bytes', flag: 'memory-host-bytes', type: 'int', default: 0, doc: 'host memory budget (0 = 75% of RAM)' },
+  { name: 'memoryPinned', toml: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', type: 'int', default: 0, doc: 'pinned memory budget (0 = 50% of RAM)' },
+  { name: 'memoryGpu', toml: 'engine.memory_gpu_bytes', flag: 'memory-gpu-bytes', type: 'int', default: 0, doc: 'per-GPU memory budget (0 = 90% of each GPU)' },
+  { name: 'keyIdleMs', toml: 'engine.key_idle_ms', flag: 'key-idle-ms', type: 'int', default: 0, doc: 'evict keys idle this long (0 = only under memory pressure)' },
+  { name: 'tracePath', toml: 'engine.trace_path', flag: 'trace-path', type: 'string', default: '', doc: 'write a Perfetto trace of every span here on shutdown' },
+];
+
+/** Flags of `cuzk serve` and the remote commands that take a value (for the argv parser). */
+export const SERVE_VALUE_FLAGS: readonly string[] = [...OPTIONS.filter((o) => o.type !== 'bool').map((o) => o.flag), 'config'];

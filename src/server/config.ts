@@ -1,0 +1,149 @@
+// `cuzk serve` configuration: defaults, then the TOML file (--config), then flags, each checked
+// against config-options.ts (unknown keys and wrong types are errors naming the key). Zero config
+// serves on 127.0.0.1 and leaves memory and devices to the engine's detection.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { InputError } from '../errors.js';
+import type { EngineConfig } from '../engine/api.js';
+import { OPTIONS, type OptionDef } from './config-options.js';
+
+export interface ServeConfig {
+  listen: string;
+  token: string;
+  tokenFile: string;
+  dataDir: string;
+  logLevel: string;
+  maxMessageBytes: number;
+  maxJobBytes: number;
+  maxKeyBytes: number;
+  maxAwaitMs: number;
+  retentionS: number;
+  drainTimeoutMs: number;
+  preload: string[];
+  backend: string;
+  threads: number;
+  maxQueue: number;
+  maxPartitions: number;
+  verify: boolean;
+  pinned: boolean;
+  memoryHost: number;
+  memoryPinned: number;
+  memoryGpu: number;
+  keyIdleMs: number;
+  tracePath: string;
+}
+
+export function defaultConfig(): ServeConfig {
+  return Object.fromEntries(OPTIONS.map((o) => [o.name, Array.isArray(o.default) ? [...o.default] : o.default])) as unknown as ServeConfig;
+}
+
+function coerce(o: OptionDef, v: unknown, where: string): unknown {
+  const bad = (want: string) => new InputError('E_INVALID_ARG', `${where}: ${o.toml} must be ${want}, got ${JSON.stringify(v)}`);
+  switch (o.type) {
+    case 'string':
+      if (typeof v !== 'string') throw bad('a string');
+      return v;
+    case 'int': {
+      const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : typeof v === 'bigint' ? Number(v) : v;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw bad('a non-negative integer');
+      return n;
+    }
+    case 'bool':
+      if (v === true || v === 'true') return true;
+      if (v === false || v === 'false') return false;
+      throw bad('true or false');
+    case 'list':
+      if (typeof v === 'string') return v.split(',').filter(Boolean);
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad('a list of strings');
+      return v;
+  }
+}
+
+function fromToml(file: string, cfg: ServeConfig): void {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (cause) {
+    throw new InputError('E_INVALID_ARG', `${file}: ${(cause as Error).message.split('\n')[0]}`, { cause });
+  }
+  const flat = new Map<string, unknown>();
+  const walk = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(obj)) {
+      const key = prefix + k;
+      if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)) walk(v as Record<string, unknown>, key + '.');
+      else flat.set(key, v);
+    }
+  };
+  walk(doc, '');
+  for (const [key, v] of flat) {
+    const o = OPTIONS.find((x) => x.toml === key);
+    if (!o) throw new InputError('E_INVALID_ARG', `${file}: unknown option "${key}" (run \`cuzk serve --help\` for the list)`);
+    (cfg as unknown as Record<string, unknown>)[o.name] = coerce(o, v, file);
+  }
+}
+
+/** Effective configuration: defaults < TOML file < $CUZK_TOKEN < flags. */
+export function loadServeConfig(opts: { configPath?: string; flags?: Map<string, string | true>; env?: NodeJS.ProcessEnv } = {}): ServeConfig {
+  const cfg = defaultConfig();
+  if (opts.configPath) fromToml(opts.configPath, cfg);
+  const env = opts.env ?? process.env;
+  if (env.CUZK_TOKEN && !opts.flags?.has('token')) cfg.token = env.CUZK_TOKEN;
+  for (const o of OPTIONS) {
+    const v = opts.flags?.get(o.flag);
+    if (v !== undefined) (cfg as unknown as Record<string, unknown>)[o.name] = coerce(o, v, `--${o.flag}`);
+  }
+  if (cfg.tokenFile) {
+    try {
+      cfg.token = readFileSync(cfg.tokenFile, 'utf8').trim();
+    } catch (cause) {
+      throw new InputError('E_INVALID_ARG', `token_file ${cfg.tokenFile}: cannot read (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
+    }
+  }
+  cfg.dataDir = cfg.dataDir.replace(/^~(?=$|\/)/, os.homedir());
+  if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be debug, info, warn, error or silent, got "${cfg.logLevel}"`);
+  if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
+  return cfg;
+}
+
+export function journalPath(cfg: ServeConfig): string {
+  return path.join(cfg.dataDir, 'journal.sqlite');
+}
+
+export function toEngineConfig(cfg: ServeConfig): EngineConfig {
+  const memory: EngineConfig['memory'] = {};
+  if (cfg.memoryHost) memory.host = cfg.memoryHost;
+  if (cfg.memoryPinned) memory.pinned = cfg.memoryPinned;
+  if (cfg.memoryGpu) memory.gpu = cfg.memoryGpu;
+  return {
+    backend: cfg.backend as EngineConfig['backend'],
+    threads: cfg.threads,
+    memory,
+    pinned: cfg.pinned,
+    maxQueue: cfg.maxQueue,
+    maxPartitions: cfg.maxPartitions,
+    verify: cfg.verify,
+    keyIdleMs: cfg.keyIdleMs,
+    tracePath: cfg.tracePath || undefined,
+  };
+}
+
+/** The effective configuration as a TOML file (the token redacted). */
+export function printConfig(cfg: ServeConfig): string {
+  const doc: Record<string, Record<string, unknown>> = { '': {} };
+  for (const o of OPTIONS) {
+    let v = (cfg as unknown as Record<string, unknown>)[o.name];
+    if (o.name === 'token' && v) v = '<redacted>';
+    const [section, key] = o.toml.includes('.') ? o.toml.split('.') as [string, string] : ['', o.toml];
+    (doc[section] ??= {})[key] = v;
+  }
+  const { '': top, ...sections } = doc;
+  return `# cuzk serve: effective configuration\n${stringifyToml({ ...top, ...sections })}\n`;
+}
+
+/** `cuzk serve --help` text for every option. */
+export function optionsHelp(): string {
+  return OPTIONS.map((o) => `  --${o.flag.padEnd(22)} ${o.toml.padEnd(26)} ${o.doc} (default: ${JSON.stringify(o.default)})`).join('\n');
+}

@@ -1,0 +1,98 @@
+// The daemon's lifecycle around any ProvingEngine: start (reload registered keys, resubmit journaled
+// jobs, purge old results, listen), and stop (stop intake, drain the engine within the deadline,
+// close the listener, close the engine, journal what finished; unfinished jobs stay queued).
+import { existsSync, lstatSync, rmSync } from 'node:fs';
+import type { ProvingEngine } from '../engine/api.js';
+import { checkExposure, parseListen } from './auth.js';
+import type { ServeConfig } from './config.js';
+import { createListener, type Listener } from './http.js';
+import { JobService } from './job-service.js';
+import type { JobStore } from './job-store.js';
+import type { Logger } from './logger.js';
+
+export interface DaemonDeps {
+  cfg: ServeConfig;
+  engine: ProvingEngine;
+  store: JobStore;
+  log: Logger;
+  version: string;
+}
+
+export class Daemon {
+  readonly jobs: JobService;
+  #listener: Listener | undefined;
+  #ready = false;
+  #purgeTimer: NodeJS.Timeout | undefined;
+  #stopping: Promise<{ unfinished: number }> | undefined;
+
+  constructor(private readonly deps: DaemonDeps) {
+    this.jobs = new JobService(deps.engine, deps.store, deps.cfg, deps.log);
+  }
+
+  /** Listens and returns the address ("host:port" or "unix:/path"). */
+  async start(): Promise<string> {
+    const { cfg, engine, store, log } = this.deps;
+    const addr = parseListen(cfg.listen);
+    checkExposure(addr, cfg.token);
+    for (const k of await store.keys()) {
+      await engine.loadKey(k.path, { id: k.id }).then(
+        () => log.info({ keyId: k.id, path: k.path }, 'registered key reloaded'),
+        (err: Error) => log.warn({ keyId: k.id, path: k.path, err: err.message }, 'registered key could not be reloaded: jobs naming it will fail'),
+      );
+    }
+    for (const p of cfg.preload) {
+      const info = await engine.loadKey(p);
+      log.info({ keyId: info.id, bytes: info.bytes }, 'key preloaded');
+    }
+    const rec = await this.jobs.recover();
+    if (rec.resubmitted + rec.expired + rec.waiting > 0) log.info(rec, 'journal replayed');
+    await this.#purge();
+    this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
+    this.#listener = createListener({ cfg, engine, jobs: this.jobs, store, log, version: this.deps.version }, { ready: () => this.#ready, metrics: () => this.#metrics() });
+    const server = this.#listener.server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      if (addr.kind === 'unix') {
+        if (existsSync(addr.path) && lstatSync(addr.path).isSocket()) rmSync(addr.path);
+        server.listen(addr.path, resolve);
+      } else server.listen(addr.port, addr.host, resolve);
+    });
+    const a = server.address();
+    const where = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : cfg.listen;
+    this.#ready = true;
+    log.info({ address: where, backend: engine.status().backend, token: cfg.token ? 'required' : 'none' }, 'cuzk serve listening');
+    return where;
+  }
+
+  async #purge(): Promise<void> {
+    const n = await this.deps.store.purge(Date.now() - this.deps.cfg.retentionS * 1000);
+    if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
+  }
+
+  async #metrics(): Promise<string> {
+    const counts = await this.deps.store.counts();
+    const rows = Object.entries(counts).map(([state, n]) => `cuzk_journal_jobs{state="${state}"} ${n}`);
+    return (await this.deps.engine.metricsText()) + ['# HELP cuzk_journal_jobs Jobs in the journal, by state.', '# TYPE cuzk_journal_jobs gauge', ...rows].join('\n') + '\n';
+  }
+
+  /** Idempotent: a second call returns the first call's promise. */
+  stop(reason = 'stop'): Promise<{ unfinished: number }> {
+    this.#stopping ??= this.#stop(reason);
+    return this.#stopping;
+  }
+
+  async #stop(reason: string): Promise<{ unfinished: number }> {
+    const { cfg, engine, store, log } = this.deps;
+    log.info({ reason, drainTimeoutMs: cfg.drainTimeoutMs }, 'stopping: no new jobs, draining');
+    this.#ready = false;
+    this.jobs.stopIntake();
+    clearInterval(this.#purgeTimer);
+    const { unfinished } = await engine.drain(cfg.drainTimeoutMs);
+    await this.#listener?.close();
+    await engine.close();
+    await Promise.race([this.jobs.settle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    await store.close();
+    log.info({ unfinished: unfinished.length }, 'stopped: unfinished jobs stay queued in the journal');
+    return { unfinished: unfinished.length };
+  }
+}

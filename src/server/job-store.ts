@@ -1,0 +1,47 @@
+// JobStore: the daemon's journal of accepted jobs and their results. A job is written here before
+// the client hears "accepted", and its row is rewritten once terminal (results kept for a retention
+// period); on start the daemon resubmits every non-terminal job with its id and request id.
+// sqlite-store.ts is the embedded default; a PostgreSQL store for several daemons sharing one queue
+// would implement the same interface (claims with FOR UPDATE SKIP LOCKED). Methods are async for it.
+import type { JobInfo, JobRequest, JobState, Priority } from '../engine/api.js';
+
+export interface StoredJob {
+  id: string;
+  requestId?: string;
+  /** Hash of the request content (job-book.ts jobFingerprint): a reused request id must match it. */
+  fingerprint: string;
+  key: string;
+  priority: Priority;
+  /** 'queued' until terminal: the journal does not track running (a restart reruns it). */
+  state: JobState;
+  partitions: number;
+  submittedAt: number;
+  deadlineMs?: number;
+  /** The request, as accepted (witness bytes included) while the job is not terminal. */
+  request?: JobRequest;
+  /** The terminal JobInfo (with proofs when completed). */
+  result?: JobInfo;
+}
+
+export type InsertResult = { inserted: true } | { inserted: false; existing: StoredJob };
+
+export interface JobStore {
+  /** Journals a new job; when its requestId is already journaled, returns that job instead. */
+  insert(job: StoredJob): Promise<InsertResult>;
+  /** Removes a job the engine refused right after it was journaled (it was never acknowledged). */
+  remove(id: string): Promise<void>;
+  get(id: string): Promise<StoredJob | undefined>;
+  byRequestId(requestId: string): Promise<StoredJob | undefined>;
+  /** Records a terminal job; drops its request payload. */
+  finish(info: JobInfo): Promise<void>;
+  /** Non-terminal jobs with their requests, oldest first. */
+  unfinished(): Promise<StoredJob[]>;
+  /** Deletes terminal jobs finished before `before` (epoch ms); returns how many. */
+  purge(before: number): Promise<number>;
+  counts(): Promise<Record<string, number>>;
+  /** Keys registered with LoadKey, reloaded on start. */
+  putKey(id: string, path: string): Promise<void>;
+  deleteKey(id: string): Promise<void>;
+  keys(): Promise<{ id: string; path: string }[]>;
+  close(): Promise<void>;
+}

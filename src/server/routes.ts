@@ -1,0 +1,108 @@
+// The ProvingService handlers: proto in, engine/JobService calls, proto out. Every error leaves as
+// a ConnectError built by status-map.ts, so the gRPC status, the HTTP status and the E_ code agree.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { InputError } from '../errors.js';
+import type { KeyInfo, ProvingEngine } from '../engine/api.js';
+import {
+  EvictKeyResponseSchema, GetMetricsResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, type SubmitProofRequest,
+} from '../rpc/gen/cuzk/v1/cuzk_pb.js';
+import type { ServeConfig } from './config.js';
+import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
+import type { JobService } from './job-service.js';
+import type { JobStore } from './job-store.js';
+import type { Logger } from './logger.js';
+import { toConnectError } from './status-map.js';
+
+export interface RouteContext {
+  cfg: ServeConfig;
+  engine: ProvingEngine;
+  jobs: JobService;
+  store: JobStore;
+  log: Logger;
+  version: string;
+}
+
+async function guarded<T>(fn: () => Promise<T>, jobId?: string): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toConnectError(err, jobId);
+  }
+}
+
+function requireId(id: string, what: string): string {
+  if (!id) throw new InputError('E_INVALID_ARG', `${what} is required`);
+  return id;
+}
+
+async function loadKey(c: RouteContext, source: { case: 'path'; value: string } | { case: 'zkey'; value: Uint8Array } | { case: undefined; value?: undefined }, id: string): Promise<KeyInfo> {
+  if (source.case === 'path') {
+    const info = await c.engine.loadKey(source.value, id ? { id } : {});
+    await c.store.putKey(info.id, info.path);
+    return info;
+  }
+  if (source.case !== 'zkey') throw new InputError('E_INVALID_ARG', 'LoadKey needs path or zkey (the .zkey bytes)');
+  const bytes = source.value;
+  if (bytes.length > c.cfg.maxKeyBytes) throw new InputError('E_INVALID_ARG', `uploaded key is ${bytes.length} bytes, more than max_key_bytes ${c.cfg.maxKeyBytes}`);
+  const hex = createHash('sha256').update(bytes).digest('hex');
+  const dir = path.join(c.cfg.dataDir, 'keys');
+  const file = path.join(dir, `${hex}.zkey`);
+  const fresh = !existsSync(file);
+  if (fresh) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, bytes);
+  }
+  try {
+    const info = await c.engine.loadKey(file, { id: id || `sha256:${hex}` });
+    await c.store.putKey(info.id, file);
+    return info;
+  } catch (err) {
+    if (fresh) rmSync(file, { force: true });
+    throw err;
+  }
+}
+
+export function provingService(c: RouteContext): ServiceImpl<typeof ProvingService> {
+  const submit = async (m: SubmitProofRequest | undefined) => {
+    if (!m) throw new InputError('E_INVALID_ARG', 'job is required');
+    return c.jobs.submit(jobRequestFromProto(m));
+  };
+  return {
+    submitProof: (m) => guarded(async () => {
+      const r = await submit(m);
+      return create(JobReplySchema, { job: jobToProto(r.job), deduplicated: r.deduplicated });
+    }),
+    awaitProof: (m) => guarded(async () => create(JobReplySchema, { job: jobToProto(await c.jobs.await(requireId(m.jobId, 'job_id'), m.timeoutMs)) }), m.jobId),
+    prove: (m) => guarded(async () => {
+      const r = await submit(m.job);
+      const job = await c.jobs.await(r.job.id, m.timeoutMs);
+      return create(JobReplySchema, { job: jobToProto(job), deduplicated: r.deduplicated });
+    }),
+    cancelProof: (m) => guarded(async () => create(JobReplySchema, { job: jobToProto(await c.jobs.cancel(requireId(m.jobId, 'job_id'))) }), m.jobId),
+    getStatus: () => guarded(async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts() })),
+    getMetrics: () => guarded(async () => create(GetMetricsResponseSchema, { text: await c.engine.metricsText() })),
+    loadKey: (m) => guarded(async () => {
+      const info = await loadKey(c, m.source, m.id);
+      c.log.info({ keyId: info.id, path: info.path, bytes: info.bytes }, 'key loaded');
+      return keyToProto(info);
+    }),
+    evictKey: (m) => guarded(async () => {
+      c.engine.evictKey(requireId(m.id, 'id'));
+      await c.store.deleteKey(m.id);
+      c.log.info({ keyId: m.id }, 'key evicted');
+      return create(EvictKeyResponseSchema, {});
+    }),
+    listKeys: () => guarded(async () => create(ListKeysResponseSchema, { keys: c.engine.listKeys().map(keyToProto) })),
+    async *watchJob(m, ctx) {
+      try {
+        for await (const e of c.jobs.watch(requireId(m.jobId, 'job_id'), ctx.signal)) yield eventToProto(e);
+      } catch (err) {
+        throw toConnectError(err, m.jobId);
+      }
+    },
+  };
+}
