@@ -48,7 +48,8 @@ export class Daemon {
     if (rec.resubmitted + rec.expired + rec.waiting > 0) log.info(rec, 'journal replayed');
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
-    this.#listener = createListener({ cfg, engine, jobs: this.jobs, store, log, version: this.deps.version }, { ready: () => this.#ready, metrics: () => this.#metrics() });
+    const ctx = { cfg, engine, jobs: this.jobs, store, log, version: this.deps.version, metrics: () => this.#metrics() };
+    this.#listener = createListener(ctx, { ready: () => this.#ready });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -18,7 +18,6 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 export interface HttpHooks {
   ready: () => boolean;
-  metrics: () => Promise<string>;
 }
 
 type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
@@ -40,7 +39,7 @@ function fallback(c: RouteContext, hooks: HttpHooks) {
       if (!tokenMatches(req.headers.authorization, c.cfg.token)) {
         return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: 'missing or wrong bearer token' } });
       }
-      hooks.metrics().then(
+      c.metrics().then(
         (text) => {
           res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
           res.end(text);

@@ -24,6 +24,8 @@ export interface RouteContext {
   store: JobStore;
   log: Logger;
   version: string;
+  /** Prometheus text: the engine's metrics and the journal's (GET /metrics serves the same). */
+  metrics: () => Promise<string>;
 }
 
 async function guarded<T>(fn: () => Promise<T>, jobId?: string): Promise<T> {
@@ -84,7 +86,7 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
     }),
     cancelProof: (m) => guarded(async () => create(JobReplySchema, { job: jobToProto(await c.jobs.cancel(requireId(m.jobId, 'job_id'))) }), m.jobId),
     getStatus: () => guarded(async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts() })),
-    getMetrics: () => guarded(async () => create(GetMetricsResponseSchema, { text: await c.engine.metricsText() })),
+    getMetrics: () => guarded(async () => create(GetMetricsResponseSchema, { text: await c.metrics() })),
     loadKey: (m) => guarded(async () => {
       const info = await loadKey(c, m.source, m.id);
       c.log.info({ keyId: info.id, path: info.path, bytes: info.bytes }, 'key loaded');
