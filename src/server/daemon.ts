@@ -66,7 +66,9 @@ export class Daemon {
   }
 
   async #purge(): Promise<void> {
-    const n = await this.deps.store.purge(Date.now() - this.deps.cfg.retentionS * 1000);
+    const before = Date.now() - this.deps.cfg.retentionS * 1000;
+    this.jobs.prune(before);
+    const n = await this.deps.store.purge(before);
     if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
   }
 

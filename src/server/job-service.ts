@@ -24,7 +24,8 @@ export class JobService {
   readonly #userCancelled = new Set<string>();
   /** Journaled jobs waiting for room in the engine's queue (after a restart with a long journal). */
   readonly #backlog: StoredJob[] = [];
-  /** Jobs replayed after a restart: their original submission time. */
+  /** Submission time as journaled (the engine stamps its own a little later, or at the replay):
+   * JobRequest has no field to pass it, so it is put back here. Pruned with the journal. */
   readonly #submittedAt = new Map<string, number>();
   readonly #pending = new Set<Promise<void>>();
 
@@ -58,9 +59,10 @@ export class JobService {
       await this.store.remove(id);
       throw err;
     }
+    this.#submittedAt.set(id, stored.submittedAt);
     this.#track(id);
     this.log.info({ jobId: id, requestId: req.requestId, key: req.key, priority: job.priority, partitions: job.partitions }, 'job accepted');
-    return { job, deduplicated: false };
+    return { job: this.#withSubmittedAt(job), deduplicated: false };
   }
 
   async #dedup(prior: StoredJob, fingerprint: string): Promise<{ job: JobInfo; deduplicated: boolean }> {
@@ -80,9 +82,7 @@ export class JobService {
       return;
     }
     this.#userCancelled.delete(info.id);
-    const at = this.#submittedAt.get(info.id);
-    this.#submittedAt.delete(info.id);
-    await this.store.finish(at === undefined ? info : { ...info, submittedAt: at });
+    await this.store.finish(this.#withSubmittedAt(info));
     const fields = { jobId: info.id, state: info.state, ms: (info.finishedAt ?? 0) - (info.startedAt ?? info.submittedAt), device: info.device, error: info.error };
     if (info.state === 'failed') this.log.warn(fields, 'job failed');
     else this.log.info(fields, `job ${info.state}`);
@@ -193,6 +193,11 @@ export class JobService {
       this.#track(s.id);
       this.log.info({ jobId: s.id, requestId: s.requestId }, 'journaled job resubmitted');
     }
+  }
+
+  /** Forgets the submission times of jobs older than `before` (their results are purged too). */
+  prune(before: number): void {
+    for (const [id, at] of this.#submittedAt) if (at < before) this.#submittedAt.delete(id);
   }
 
   /** Stops intake; results of jobs still finishing are journaled as they arrive. */
