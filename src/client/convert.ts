@@ -91,7 +91,7 @@ export function errorFromRpc(err: unknown, address: string): CuzkError {
     const details = detail?.details as Record<string, unknown> | undefined;
     return errorForCode(code, detail?.message || ce.rawMessage.replace(/^E_[A-Z_]+: /, ''), { details, cause: err });
   }
-  if (ce.code === Code.Unavailable || ce.code === Code.Unknown && /ECONNREFUSED|ENOENT|ECONNRESET|EHOSTUNREACH/.test(ce.rawMessage)) {
+  if (ce.code === Code.Unavailable || /\b(ECONNREFUSED|ENOENT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|ENOTFOUND)\b/.test(ce.rawMessage)) {
     return errorForCode('E_UNAVAILABLE', `cannot reach the cuzk daemon at ${address} (${ce.rawMessage}): is \`cuzk serve\` running there?`, { cause: err, retryable: true });
   }
   if (ce.code === Code.ResourceExhausted && /message size|max ?bytes/i.test(ce.rawMessage)) {

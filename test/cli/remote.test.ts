@@ -1,0 +1,94 @@
+// The remote CLI commands against a real daemon: prove --remote writes the same files as a local
+// prove, submit/await/cancel/status/keys work, and an unreachable daemon gives one clear line.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../helpers/capture.js';
+import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { vectorFile, vectorSets } from '../helpers/vectors.js';
+
+const set = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
+const f = (n: string) => vectorFile(set, n);
+let d: DaemonProcess;
+let dir: string;
+before(async () => {
+  d = await startDaemon();
+  dir = mkdtempSync(path.join(tmpdir(), 'cuzk-remote-'));
+});
+after(async () => {
+  assert.equal(await d.stop(), 0, d.logs());
+  removeDataDir(d.dataDir);
+  rmSync(dir, { recursive: true, force: true });
+  await terminateSnarkjs();
+});
+
+describe('cuzk CLI against a daemon', () => {
+  it('prove --remote writes snarkjs-valid proof.json and public.json', async () => {
+    const r = await runCli(['prove', f('circuit.zkey'), f('witness.wtns'), path.join(dir, 'proof.json'), path.join(dir, 'public.json'), '--remote', d.address]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /verified by the daemon/);
+    const pub = JSON.parse(readFileSync(path.join(dir, 'public.json'), 'utf8'));
+    assert.deepEqual(pub, JSON.parse(readFileSync(f('public.json'), 'utf8')));
+    const proof = JSON.parse(readFileSync(path.join(dir, 'proof.json'), 'utf8'));
+    assert.equal(await snarkjsVerify(JSON.parse(readFileSync(f('vkey.json'), 'utf8')), pub, proof), true);
+    const v = await runCli(['verify', f('vkey.json'), path.join(dir, 'public.json'), path.join(dir, 'proof.json')]);
+    assert.equal(v.code, 0, v.stderr);
+  });
+
+  it('keys load, submit, await, cancel, status, keys evict', async () => {
+    const k = await runCli(['keys', 'load', f('circuit.zkey'), '--key-id', 'pos', '--remote', d.address, '--json']);
+    assert.equal(k.code, 0, k.stderr);
+    assert.equal(JSON.parse(k.stdout).key.id, 'pos');
+    const s = await runCli(['submit', 'pos', f('witness2.wtns'), '--priority', 'high', '--remote', d.address]);
+    assert.equal(s.code, 0, s.stderr);
+    const id = s.stdout.trim();
+    const a = await runCli(['await', id, path.join(dir, 'p2.json'), path.join(dir, 'pub2.json'), '--remote', d.address]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(path.join(dir, 'pub2.json'), 'utf8')), JSON.parse(readFileSync(f('public2.json'), 'utf8')));
+    const c = await runCli(['cancel', id, '--remote', d.address]);
+    assert.match(c.stdout, new RegExp(`^${id} completed`));
+    const st = await runCli(['status', '--remote', d.address, '--json']);
+    assert.equal(JSON.parse(st.stdout).totals.completed >= 2, true);
+    const human = await runCli(['status', '--remote', d.address]);
+    assert.match(human.stdout, /^cuzk \S+ \(cpu\), up \d+ s/);
+    assert.match((await runCli(['keys', '--remote', d.address])).stdout, /^pos\tbn128/m);
+    assert.equal((await runCli(['keys', 'evict', 'pos', '--remote', d.address])).code, 0);
+  });
+
+  it('a failed job and an unknown job give one line and exit statuses 1 and 2', async () => {
+    const bad = await runCli(['prove', f('circuit.zkey'), f('witness_bad.wtns'), path.join(dir, 'x.json'), path.join(dir, 'y.json'), '--remote', d.address]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^cuzk: E_PROOF_INVALID: job \S+ failed: /);
+    const nf = await runCli(['await', 'no-such-job', '--remote', d.address]);
+    assert.equal(nf.code, 2);
+    assert.match(nf.stderr, /^cuzk: E_NOT_FOUND: no job no-such-job/);
+  });
+
+  it('an unreachable daemon: one line naming the address, exit 1', async () => {
+    const r = await runCli(['status', '--remote', '127.0.0.1:1']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /^cuzk: E_UNAVAILABLE: cannot reach the cuzk daemon at 127\.0\.0\.1:1 .*is `cuzk serve` running there\?$/m);
+    const u = await runCli(['keys', '--remote', `unix:${path.join(dir, 'none.sock')}`]);
+    assert.match(u.stderr, /E_UNAVAILABLE: cannot reach the cuzk daemon at unix:/);
+  });
+
+  it('a daemon on a unix socket', async () => {
+    const sock = path.join(dir, 'cuzk.sock');
+    const u = await startDaemon({ args: ['--listen', `unix:${sock}`] });
+    try {
+      assert.equal(u.address, `unix:${sock}`);
+      for (const protocol of ['grpc', 'connect']) {
+        const r = await runCli(['prove', f('circuit.zkey'), f('witness.wtns'), path.join(dir, 'u.json'), path.join(dir, 'upub.json'), '--remote', u.address, '--protocol', protocol]);
+        assert.equal(r.code, 0, r.stderr);
+      }
+      assert.deepEqual(JSON.parse(readFileSync(path.join(dir, 'upub.json'), 'utf8')), JSON.parse(readFileSync(f('public.json'), 'utf8')));
+    } finally {
+      assert.equal(await u.stop(), 0, u.logs());
+      removeDataDir(u.dataDir);
+    }
+  });
+});
