@@ -45,11 +45,14 @@ describe('code shape', () => {
     }
   });
 
-  it('imports point one way: formats → nothing; ffi → errors/log; engine ↛ cli', () => {
+  it('imports point one way: formats → nothing; ffi → errors/log; engine ↛ cli/server; nothing imports server or cli', () => {
     const banned: Record<string, string[]> = {
-      'src/formats/': ['/engine/', '/ffi/', '/cli/', '/dev/'],
-      'src/ffi/': ['/engine/', '/cli/', '/dev/', '/formats/'],
-      'src/engine/': ['/cli/', '/dev/'],
+      'src/formats/': ['/engine/', '/ffi/', '/cli/', '/dev/', '/server/', '/client/', '/rpc/'],
+      'src/ffi/': ['/engine/', '/cli/', '/dev/', '/formats/', '/server/', '/client/', '/rpc/'],
+      'src/engine/': ['/cli/', '/dev/', '/server/', '/client/', '/rpc/'],
+      'src/rpc/': ['/engine/', '/ffi/', '/formats/', '/cli/', '/dev/', '/server/', '/client/'],
+      'src/server/': ['/cli/', '/client/', '/dev/'],
+      'src/client/': ['/cli/', '/server/', '/ffi/', '/dev/'],
     };
     for (const p of sources) {
       for (const [folder, bad] of Object.entries(banned)) {
@@ -61,6 +64,16 @@ describe('code shape', () => {
     }
   });
 
+  it('src/client loads no native code: from engine and formats it takes types only', () => {
+    for (const p of sources.filter((f) => rel(f).startsWith('src/client/'))) {
+      const text = readFileSync(p, 'utf8');
+      for (const m of text.matchAll(/^(import|export)(.*) from '(\.\.\/(engine|formats)\/[^']+)'/gm)) {
+        assert.match(m[0], /^(import|export) type /, `${rel(p)}: ${m[0]} must be type-only`);
+        assert.ok(['../engine/api.js', '../formats/proof-json.js'].includes(m[3]!), `${rel(p)} imports ${m[3]}`);
+      }
+    }
+  });
+
   it('files stay under the hard caps (TS 600, native 700, tests 1000 lines)', () => {
     const caps: [string, RegExp, number][] = [
       ['src', /\.ts$/, 600],
@@ -68,7 +81,8 @@ describe('code shape', () => {
       ['test', /\.ts$/, 1000],
     ];
     for (const [dir, re, cap] of caps) {
-      for (const p of walk(path.join(root, dir)).filter((f) => re.test(f) && !f.includes('/vectors/'))) {
+      // generated code (protoc-gen-es, src/rpc/gen) is exempt: it is not edited by hand
+      for (const p of walk(path.join(root, dir)).filter((f) => re.test(f) && !f.includes('/vectors/') && !rel(f).startsWith('src/rpc/gen/'))) {
         assert.ok(lines(p) <= cap, `${rel(p)} has ${lines(p)} lines (cap ${cap})`);
       }
     }

@@ -1,0 +1,79 @@
+// `cuzk serve` configuration: defaults, TOML, flags over TOML, $CUZK_TOKEN, errors naming the key,
+// --print-config, and every option in the table having a reader (shared/style.md §7).
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { parse as parseToml } from 'smol-toml';
+import { CuzkError } from '../../src/errors.js';
+import { OPTIONS } from '../../src/server/config-options.js';
+import { defaultConfig, loadServeConfig, printConfig, toEngineConfig } from '../../src/server/config.js';
+import { runCli } from '../helpers/capture.js';
+import { useTmpDir } from '../helpers/tmp.js';
+
+const tmp = useTmpDir('cuzk-config-');
+
+function toml(text: string): string {
+  const p = path.join(tmp(), 'cuzk.toml');
+  writeFileSync(p, text);
+  return p;
+}
+
+describe('serve config', () => {
+  it('zero config: localhost, no token, engine defaults left to detection', () => {
+    const c = loadServeConfig({ env: {} });
+    assert.equal(c.listen, '127.0.0.1:9820');
+    assert.equal(c.token, '');
+    assert.equal(c.dataDir, path.join(os.homedir(), '.cuzk'));
+    const e = toEngineConfig(c);
+    assert.deepEqual(e.memory, {});
+    assert.equal(e.backend, 'auto');
+    assert.equal(e.maxQueue, 1024);
+  });
+
+  it('TOML, then $CUZK_TOKEN, then flags', () => {
+    const file = toml('listen = "127.0.0.1:7000"\ntoken = "from-file"\n[engine]\nmax_queue = 5\nverify = false\n[jobs]\npreload_keys = ["/a.zkey", "/b.zkey"]\n[limits]\nmax_message_bytes = 1000\nmax_key_bytes = 5000\n');
+    const c = loadServeConfig({ configPath: file, env: { CUZK_TOKEN: 'from-env' }, flags: new Map<string, string | true>([['max-queue', '9'], ['listen', 'unix:/tmp/x.sock']]) });
+    assert.equal(c.listen, 'unix:/tmp/x.sock');
+    assert.equal(c.token, 'from-env');
+    assert.equal(c.maxQueue, 9);
+    assert.equal(c.verify, false);
+    assert.deepEqual(c.preload, ['/a.zkey', '/b.zkey']);
+    assert.equal(c.maxKeyBytes, 1000, 'an upload cannot exceed the message limit');
+    const tf = path.join(tmp(), 'token');
+    writeFileSync(tf, 'secret-from-file\n');
+    assert.equal(loadServeConfig({ env: {}, flags: new Map([['token-file', tf]]) }).token, 'secret-from-file');
+  });
+
+  it('errors name the option', () => {
+    const bad = (f: () => unknown, re: RegExp) => assert.throws(f, (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG' && re.test(e.message));
+    bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_qeue = 5\n'), env: {} }), /unknown option "engine.max_qeue"/);
+    bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_queue = "many"\n'), env: {} }), /engine.max_queue must be a non-negative integer/);
+    bad(() => loadServeConfig({ configPath: toml('listen = \n'), env: {} }), /cuzk.toml: /);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['backend', 'tpu']]) }), /backend must be auto, cpu or cuda/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['verify', 'maybe']]) }), /engine.verify must be true or false/);
+  });
+
+  it('--print-config is TOML that reads back to the same configuration (token redacted)', async () => {
+    const c = loadServeConfig({ env: {}, flags: new Map([['max-queue', '7'], ['token', 'tok']]) });
+    const text = printConfig(c);
+    assert.match(text, /token = "<redacted>"/);
+    const back = loadServeConfig({ configPath: toml(text.replace('<redacted>', 'tok')), env: {} });
+    assert.deepEqual(back, c);
+    const r = await runCli(['serve', '--print-config', '--max-queue', '3', '--data-dir', tmp()]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((parseToml(r.stdout) as { engine: { max_queue: number } }).engine.max_queue, 3);
+  });
+
+  it('every option has a reader, a flag and a documented default', () => {
+    const defaults = defaultConfig() as unknown as Record<string, unknown>;
+    for (const o of OPTIONS) {
+      assert.ok(o.name in defaults, o.name);
+      assert.ok(o.doc.length > 10, `${o.name} is documented`);
+      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : 'v';
+      const c = loadServeConfig({ env: {}, flags: new Map([[o.flag, v]]) }) as unknown as Record<string, unknown>;
+      if (o.name !== 'tokenFile') assert.notDeepEqual(c[o.name], defaults[o.name], `--${o.flag} is read`);
+    }
+  });
+});
