@@ -59,6 +59,11 @@ export class JobService {
       await this.store.remove(id);
       throw err;
     }
+    if (job.id !== id) {
+      // the engine still knew the request id (its journal row was purged): its job is the answer
+      await this.store.remove(id);
+      return { job: this.#withSubmittedAt(job), deduplicated: true };
+    }
     this.#submittedAt.set(id, stored.submittedAt);
     this.#track(id);
     this.log.info({ jobId: id, requestId: req.requestId, key: req.key, priority: job.priority, partitions: job.partitions }, 'job accepted');
