@@ -2,6 +2,7 @@
 // the first SIGINT/SIGTERM drains and exits, a second exits at once.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { checkExposure, parseListen } from '../server/auth.js';
 import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
 import { Daemon } from '../server/daemon.js';
 import { createLogger } from '../server/logger.js';
@@ -23,6 +24,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const configFlag = flags.get('config');
   const cfg = loadServeConfig({ configPath: typeof configFlag === 'string' ? configFlag : undefined, flags });
   if (flags.has('print-config')) return (ctx.io.out(printConfig(cfg)), 0);
+  checkExposure(parseListen(cfg.listen), cfg.token); // before anything is opened
   const log = createLogger(cfg.logLevel);
   const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
   const store = new SqliteJobStore(journalPath(cfg));

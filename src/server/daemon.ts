@@ -2,6 +2,7 @@
 // jobs, purge old results, listen), and stop (stop intake, drain the engine within the deadline,
 // close the listener, close the engine, journal what finished; unfinished jobs stay queued).
 import { existsSync, lstatSync, rmSync } from 'node:fs';
+import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import { checkExposure, parseListen } from './auth.js';
 import type { ServeConfig } from './config.js';
@@ -52,7 +53,7 @@ export class Daemon {
     this.#listener = createListener(ctx, { ready: () => this.#ready });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (err: NodeJS.ErrnoException) => reject(new InputError('E_INVALID_ARG', `cannot listen on ${cfg.listen}: ${err.code === 'EADDRINUSE' ? 'the address is in use (another cuzk serve?)' : err.message}`, { cause: err })));
       if (addr.kind === 'unix') {
         if (existsSync(addr.path) && lstatSync(addr.path).isSocket()) rmSync(addr.path);
         server.listen(addr.path, resolve);

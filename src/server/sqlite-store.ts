@@ -103,8 +103,8 @@ export class SqliteJobStore implements JobStore {
   readonly #stmts;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     try {
+      if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
       this.#db = new Database(file);
     } catch (cause) {
       throw new CuzkError('E_INVALID_ARG', `journal ${file}: cannot open (${(cause as Error).message})`, { cause });

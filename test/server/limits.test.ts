@@ -50,10 +50,17 @@ describe('cuzk serve: token', () => {
     }
   });
 
-  it('refuses to listen off loopback without a token', async () => {
+  it('refuses to start: off loopback without a token, a port in use, an unusable data dir', async () => {
     const r = await runChild(['serve', '--listen', '0.0.0.0:0', '--data-dir', d.dataDir + '-x'], { CUZK_TOKEN: '' });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /E_INVALID_ARG: refusing to listen on 0\.0\.0\.0 without a token/);
+    const busy = await runChild(['serve', '--listen', d.address, '--token', TOKEN, '--data-dir', d.dataDir + '-y']);
+    assert.equal(busy.code, 2, busy.stderr);
+    assert.match(busy.stderr, /^cuzk: E_INVALID_ARG: cannot listen on 127\.0\.0\.1:\d+: the address is in use/m);
+    removeDataDir(d.dataDir + '-y');
+    const dir = await runChild(['serve', '--listen', '127.0.0.1:0', '--data-dir', '/dev/null/x']);
+    assert.equal(dir.code, 2, dir.stderr);
+    assert.match(dir.stderr, /^cuzk: E_INVALID_ARG: journal \/dev\/null\/x\/journal\.sqlite: cannot open/m);
   });
 });
 
