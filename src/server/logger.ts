@@ -1,5 +1,5 @@
-// The daemon's logs: pino JSON lines on stderr (or a given stream). Job lines come from
-// `jobLogger(id)`, a child logger, so every line about a job carries its `jobId`.
+// The daemon's logs: pino JSON lines on stderr (or a given stream). Every line about a job carries
+// its `jobId` field (job-service.ts), so `jq 'select(.jobId == "...")'` gives a job's history.
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };

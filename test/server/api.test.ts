@@ -187,6 +187,10 @@ describe('cuzk serve: JSON over HTTP (fetch)', () => {
     const notWtns = await post('SubmitProof', { key: file(bnMult, 'circuit.zkey'), witnesses: [Buffer.from('hello world, not a witness').toString('base64')] });
     assert.equal(notWtns.status, 400);
     assert.match(((await notWtns.json()) as { message: string }).message, /witnesses\[0\]: not a .wtns file/);
+    const garbage = await fetch(`${d.url}/cuzk.v1.ProvingService/SubmitProof`, { method: 'POST', headers: { 'content-type': 'application/proto' }, body: new Uint8Array([0xff, 0xff, 0xff, 0x0f, 0x01]) });
+    // undecodable protobuf is INTERNAL in Connect and gRPC (the server could not deserialize it)
+    assert.equal(garbage.status, 500);
+    assert.match(((await garbage.json()) as { message: string }).message, /^parse binary: /);
     const route = await fetch(`${d.url}/nope`);
     assert.equal(route.status, 404);
     assert.equal(((await route.json()) as { error: { code: string } }).error.code, 'E_NOT_FOUND');
