@@ -62,6 +62,12 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
     const done = await sdk.await(job.id);
     await assertVerifies(bnBits, done);
     assert.deepEqual(done.proofs![1]!.publicSignals, json(bnBits, 'public2.json'));
+    const viaConnect = new CuzkClient({ address: d.address, protocol: 'connect' });
+    const again = await viaConnect.submit({ key: file(bnMult, 'circuit.zkey'), witnesses: [bytes(bnMult, 'witness.wtns')] });
+    const streamed = [];
+    for await (const e of viaConnect.watch(again.job.id)) streamed.push(e);
+    const last = streamed.at(-1);
+    assert.equal(last?.type === 'state' ? last.state : last?.type, 'completed');
     const fromInputs = await sdk.prove({ key: file(bnMult, 'circuit.zkey'), inputs: [json(bnMult, 'input.json')], wasm: file(bnMult, 'circuit.wasm') });
     await assertVerifies(bnMult, fromInputs);
   });
