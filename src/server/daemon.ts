@@ -92,6 +92,8 @@ export class Daemon {
     this.jobs.stopIntake();
     clearInterval(this.#purgeTimer);
     const { unfinished } = await engine.drain(cfg.drainTimeoutMs);
+    this.jobs.drained();
+    await new Promise((r) => setTimeout(r, 100)); // let those answers leave before the sockets close
     await this.#listener?.close();
     await engine.close();
     await Promise.race([this.jobs.settle(), new Promise((r) => setTimeout(r, 5000).unref())]);

@@ -28,6 +28,8 @@ export class JobService {
    * JobRequest has no field to pass it, so it is put back here. Pruned with the journal. */
   readonly #submittedAt = new Map<string, number>();
   readonly #pending = new Set<Promise<void>>();
+  #onDrained!: () => void;
+  readonly #drained = new Promise<void>((r) => (this.#onDrained = r));
 
   constructor(
     private readonly engine: ProvingEngine,
@@ -107,10 +109,12 @@ export class JobService {
     return at === undefined ? info : { ...info, submittedAt: at };
   }
 
+  /** Terminal, or current after the timeout, or current once the daemon has drained (so callers get an answer before it exits). */
   async await(id: string, timeoutMs: number | undefined): Promise<JobInfo> {
     const wait = Math.min(timeoutMs ?? this.cfg.maxAwaitMs, this.cfg.maxAwaitMs);
-    if (this.engine.get(id)) return this.#withSubmittedAt(await this.engine.await(id, wait));
-    return this.get(id);
+    if (!this.engine.get(id)) return this.get(id);
+    const info = await Promise.race([this.engine.await(id, wait), this.#drained.then(() => this.get(id))]);
+    return this.#withSubmittedAt(info);
   }
 
   async cancel(id: string): Promise<JobInfo> {
@@ -208,6 +212,11 @@ export class JobService {
   /** Stops intake; results of jobs still finishing are journaled as they arrive. */
   stopIntake(): void {
     this.#accepting = false;
+  }
+
+  /** The engine has drained: pending awaits answer with the jobs' current state. */
+  drained(): void {
+    this.#onDrained();
   }
 
   /** Waits until the results the engine has reported are journaled. */

@@ -90,11 +90,14 @@ describe('cuzk serve: durability', () => {
     let c = new CuzkClient({ address: d.address });
     const jobs = await submitDev(c, 3, 'term');
     const running = await runningJob(c);
+    const waiting = c.await(jobs[2]!.id); // answered with its current state when the daemon has drained
     const stopped = d.stop('SIGTERM');
     const late = await c.submit({ key: dev.zkey, witnesses: [witness] }).then(() => undefined, (e: { code: string }) => e.code);
     assert.ok(late === 'E_OVERLOADED' || late === 'E_UNAVAILABLE', `a submit during the drain: ${late}`);
     assert.equal(await stopped, 0, d.logs());
     assert.match(d.logs(), /"jobId":"[^"]+","state":"completed"[^\n]*"msg":"job completed"/);
+    const answered = await waiting;
+    assert.ok(answered.state === 'queued' || answered.state === 'completed', answered.state);
 
     d = await startDaemon({ dataDir: dir });
     try {
