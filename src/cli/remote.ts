@@ -19,6 +19,7 @@ with --upload-key the local .zkey file is sent instead. Witnesses are read here 
 Options: --remote host:port | unix:/path   (default $CUZK_REMOTE, else 127.0.0.1:9820)
          --token T      bearer token (default $CUZK_TOKEN)
          --protocol grpc|connect (default grpc)
+         --tls-ca F     TLS: the CA of the daemon's certificate (PEM); --tls-cert F --tls-key F for mTLS
          --priority critical|high|normal|low   --json   --quiet`;
 
 function str(flags: Map<string, string | true>, name: string): string | undefined {
@@ -74,7 +75,12 @@ const summary = (j: JobInfo) => `${j.id} ${j.state}${j.queuePosition !== undefin
 export async function remoteCommand(ctx: CliContext, cmd: string, args: string[], flags: Map<string, string | true>): Promise<number> {
   const protocol = str(flags, 'protocol') ?? 'grpc';
   if (protocol !== 'grpc' && protocol !== 'connect') throw new InputError('E_INVALID_ARG', `--protocol must be grpc or connect, got ${protocol}`);
-  const client = new CuzkClient({ address: str(flags, 'remote') ?? process.env.CUZK_REMOTE, token: str(flags, 'token'), protocol });
+  const tlsFile = (name: string) => {
+    const f = str(flags, name);
+    return f === undefined ? undefined : readLocal(f, name.replace('-', ' '));
+  };
+  const tls = ['tls-ca', 'tls-cert', 'tls-key'].some((n) => flags.has(n)) ? { ca: tlsFile('tls-ca'), cert: tlsFile('tls-cert'), key: tlsFile('tls-key') } : undefined;
+  const client = new CuzkClient({ address: str(flags, 'remote') ?? process.env.CUZK_REMOTE, token: str(flags, 'token'), protocol, tls });
   const need = (n: number, usage: string) => {
     if (args.length !== n) throw new InputError('E_INVALID_ARG', `${cmd} needs ${usage}, got ${args.length} arguments\n${REMOTE_HELP}`);
   };

@@ -24,8 +24,9 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const configFlag = flags.get('config');
   const cfg = loadServeConfig({ configPath: typeof configFlag === 'string' ? configFlag : undefined, flags });
   if (flags.has('print-config')) return (ctx.io.out(printConfig(cfg)), 0);
-  checkExposure(parseListen(cfg.listen), cfg.token); // before anything is opened
+  const exposure = checkExposure(parseListen(cfg.listen), cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa }); // before anything opens
   const log = createLogger(cfg.logLevel);
+  if (exposure) log.warn(exposure);
   const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
   const store = new SqliteJobStore(journalPath(cfg));
   const engine = await startEngine(toEngineConfig(cfg));

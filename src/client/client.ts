@@ -19,7 +19,12 @@ export interface CuzkClientOptions {
   protocol?: 'grpc' | 'connect';
   /** Largest message sent or accepted, bytes (default 256 MiB, the daemon's default). */
   maxMessageBytes?: number;
+  /** TLS (the address then defaults to https://): the CA that signed the daemon's certificate, and
+   * for mTLS this client's certificate and key; PEM text or bytes. */
+  tls?: { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
 }
+
+const pem = (v: string | Uint8Array | undefined) => (v === undefined ? undefined : typeof v === 'string' ? v : Buffer.from(v));
 
 /** A job to submit: JobRequest without the journal's own `id`. */
 export type SubmitRequest = Omit<JobRequest, 'id'>;
@@ -37,13 +42,15 @@ export class CuzkClient {
     };
     const limit = opts.maxMessageBytes ?? 256 * 1024 * 1024;
     const unix = this.address.startsWith('unix:') ? this.address.slice(5) : undefined;
-    const baseUrl = unix ? 'http://localhost' : /^https?:\/\//.test(this.address) ? this.address : `http://${this.address}`;
+    const scheme = opts.tls ? 'https' : 'http';
+    const baseUrl = unix ? `${scheme}://localhost` : /^https?:\/\//.test(this.address) ? this.address : `${scheme}://${this.address}`;
     const common = { baseUrl, interceptors: [auth], readMaxBytes: limit, writeMaxBytes: limit };
+    const tls = opts.tls ? { ca: pem(opts.tls.ca), cert: pem(opts.tls.cert), key: pem(opts.tls.key) } : {};
     let transport: Transport;
     if (opts.protocol === 'connect') {
-      transport = createConnectTransport({ ...common, httpVersion: '1.1', useBinaryFormat: true, nodeOptions: unix ? { socketPath: unix } : {} });
+      transport = createConnectTransport({ ...common, httpVersion: '1.1', useBinaryFormat: true, nodeOptions: unix ? { socketPath: unix, ...tls } : tls });
     } else {
-      transport = createGrpcTransport({ ...common, nodeOptions: unix ? { createConnection: () => net.connect(unix) } : {} });
+      transport = createGrpcTransport({ ...common, nodeOptions: unix ? { createConnection: () => net.connect(unix), ...tls } : tls });
     }
     this.#rpc = createClient(ProvingService, transport);
   }

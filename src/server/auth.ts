@@ -26,11 +26,16 @@ export function isLoopback(a: ListenAddress): boolean {
   return isIP(a.host) === 4 && a.host.startsWith('127.');
 }
 
-/** Throws unless a token is set wherever the address is reachable from other machines. */
-export function checkExposure(a: ListenAddress, token: string): void {
-  if (!isLoopback(a) && !token) {
-    throw new InputError('E_INVALID_ARG', `refusing to listen on ${a.kind === 'tcp' ? a.host : ''} without a token: set token, token_file or $CUZK_TOKEN (or listen on 127.0.0.1)`);
+/** Throws unless a token or mTLS guards an address reachable from other machines; returns a
+ * warning when the token would travel in cleartext. */
+export function checkExposure(a: ListenAddress, token: string, tls: { cert?: string; clientCa?: string } = {}): string | undefined {
+  if (isLoopback(a)) return undefined;
+  const host = a.kind === 'tcp' ? a.host : '';
+  if (!token && !tls.clientCa) {
+    throw new InputError('E_INVALID_ARG', `refusing to listen on ${host} without a token: set token, token_file or $CUZK_TOKEN, or mTLS (tls.client_ca), or listen on 127.0.0.1`);
   }
+  if (token && !tls.cert) return `listening on ${host} without TLS: the bearer token travels in cleartext (set tls.cert and tls.key, or terminate TLS in front)`;
+  return undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

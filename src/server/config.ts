@@ -13,6 +13,9 @@ export interface ServeConfig {
   listen: string;
   token: string;
   tokenFile: string;
+  tlsCert: string;
+  tlsKey: string;
+  tlsClientCa: string;
   dataDir: string;
   logLevel: string;
   maxMessageBytes: number;
@@ -101,6 +104,8 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
       throw new InputError('E_INVALID_ARG', `token_file ${cfg.tokenFile}: cannot read (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
     }
   }
+  if (Boolean(cfg.tlsCert) !== Boolean(cfg.tlsKey)) throw new InputError('E_INVALID_ARG', 'tls.cert and tls.key go together: set both or neither');
+  if (cfg.tlsClientCa && !cfg.tlsCert) throw new InputError('E_INVALID_ARG', 'tls.client_ca (mTLS) needs tls.cert and tls.key');
   cfg.dataDir = cfg.dataDir.replace(/^~(?=$|\/)/, os.homedir());
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be debug, info, warn, error or silent, got "${cfg.logLevel}"`);

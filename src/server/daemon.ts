@@ -34,7 +34,7 @@ export class Daemon {
   async start(): Promise<string> {
     const { cfg, engine, store, log } = this.deps;
     const addr = parseListen(cfg.listen);
-    checkExposure(addr, cfg.token);
+    checkExposure(addr, cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa });
     for (const k of await store.keys()) {
       await engine.loadKey(k.path, { id: k.id }).then(
         () => log.info({ keyId: k.id, path: k.path }, 'registered key reloaded'),
@@ -62,7 +62,7 @@ export class Daemon {
     const a = server.address();
     const where = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : cfg.listen;
     this.#ready = true;
-    log.info({ address: where, backend: engine.status().backend, token: cfg.token ? 'required' : 'none' }, 'cuzk serve listening');
+    log.info({ address: where, backend: engine.status().backend, token: cfg.token ? 'required' : 'none', tls: cfg.tlsClientCa ? 'mtls' : cfg.tlsCert ? 'tls' : 'none' }, 'cuzk serve listening');
     return where;
   }
 

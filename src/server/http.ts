@@ -2,12 +2,14 @@
 // (the client preface; gRPC and Connect over h2c) to an http2 server and anything else to an
 // HTTP/1.1 server (Connect JSON, gRPC-Web, curl, fetch). Both run the same handler: Connect-RPC's
 // node adapter for the ProvingService, and GET /metrics, /healthz, /readyz beside it.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { ConnectRouter } from '@connectrpc/connect';
+import { InputError } from '../errors.js';
 import { ProvingService } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { authInterceptor, tokenMatches } from './auth.js';
 import type { RouteContext } from './routes.js';
@@ -71,6 +73,34 @@ function replayStream(socket: net.Socket, first: Buffer): Duplex {
   return d;
 }
 
+/** With TLS, ALPN picks HTTP/2 or HTTP/1.1: one http2 secure server with allowHTTP1, no sniffing. */
+function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.Socket>): Listener {
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (cause) {
+      throw new InputError('E_INVALID_ARG', `${what} ${file}: cannot read (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
+    }
+  };
+  const ca = c.cfg.tlsClientCa ? read(c.cfg.tlsClientCa, 'tls.client_ca') : undefined;
+  const server = http2.createSecureServer(
+    { cert: read(c.cfg.tlsCert, 'tls.cert'), key: read(c.cfg.tlsKey, 'tls.key'), allowHTTP1: true, maxSessionMemory: 1024, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined },
+    handler,
+  );
+  server.on('secureConnection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
 export interface Listener {
   server: net.Server;
   close(): Promise<void>;
@@ -84,9 +114,10 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     writeMaxBytes: c.cfg.maxMessageBytes,
     fallback: fallback(c, hooks),
   });
+  const sockets = new Set<net.Socket>();
+  if (c.cfg.tlsCert) return tlsListener(c, handler, sockets);
   const h1 = http.createServer({ requestTimeout: 0 }, handler);
   const h2 = http2.createServer({ maxSessionMemory: 1024 }, handler);
-  const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
