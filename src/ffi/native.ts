@@ -139,3 +139,36 @@ export function groth16Verify(curve: CurveName, vk: Uint8Array, publics: Uint8Ar
   call('cuzk_groth16_verify', (s) => loadCore().abi.groth16_verify(CURVE_ID[curve], vk, publics, nPublic, proof, valid, s));
   return valid[0] === 1;
 }
+
+export interface GpuDescription {
+  index: number;
+  name: string;
+  memoryTotal: number;
+  memoryFree: number;
+  smCount: number;
+  computeCapability: string;
+}
+
+/** Usable GPUs of the loaded core (0 for the CPU build). */
+export function gpuCount(): number {
+  return loadCore().abi.gpu_count() as number;
+}
+
+export function gpuDescribe(index: number): GpuDescription {
+  const out: Record<string, unknown> = {};
+  call('cuzk_gpu_describe', (slot) => loadCore().abi.gpu_describe(index, out, slot));
+  return {
+    index,
+    name: String(out.name),
+    memoryTotal: Number(out.memory_total),
+    memoryFree: Number(out.memory_free),
+    smCount: Number(out.sm_count),
+    computeCapability: `${out.cc_major}.${out.cc_minor}`,
+  };
+}
+
+/** Where the automatic entry points send work: 'off' never the GPU, 'auto' by size, 'force' always. */
+export function setGpuMode(mode: 'off' | 'auto' | 'force'): void {
+  const code = mode === 'off' ? 0 : mode === 'auto' ? 1 : 2;
+  call('cuzk_set_gpu_mode', (slot) => loadCore().abi.set_gpu_mode(code, slot));
+}
