@@ -121,10 +121,10 @@ type Builder = (code: Uint8Array, options?: { memorySize?: number }) => Promise<
 
 export async function computeWitness(wasmPath: string, input: unknown, inputName = 'input'): Promise<Uint8Array> {
   let module = modules.get(wasmPath);
-  let code: Uint8Array | undefined;
+  let code: Uint8Array<ArrayBuffer> | undefined;
   if (!module) {
     try {
-      code = readFileSync(wasmPath);
+      code = new Uint8Array(readFileSync(wasmPath));
     } catch (cause) {
       throw new InputError('E_INVALID_ARG', `${wasmPath}: cannot read the circuit wasm (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
     }
