@@ -18,7 +18,7 @@ import type { Job } from './job.js';
 import type { PinnedPool } from './pinned-pool.js';
 import type { ProvingKey } from './proving-key.js';
 import type { SpanRecorder } from './spans.js';
-import { verifyGroth16 } from './verifier.js';
+import { verifyGroth16Async } from './verifier.js';
 import type { WitnessPool } from './witness-pool.js';
 
 export interface PipelineDeps {
@@ -131,7 +131,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     job.addPhase('finalize', dur, part);
     if (deps.verify) {
       t0 = performance.now();
-      const ok = verifyGroth16(key.vk, publicSignals, proof, key.vkBytes);
+      const ok = await verifyGroth16Async(key.vk, publicSignals, proof, key.vkBytes);
       dur = performance.now() - t0;
       spans.record({ ...span, phase: 'verify', track: 'cpu', start: t0, dur });
       job.addPhase('verify', dur, part);

@@ -140,6 +140,17 @@ export function groth16Verify(curve: CurveName, vk: Uint8Array, publics: Uint8Ar
   return valid[0] === 1;
 }
 
+/** groth16Verify on a worker thread (a pairing check takes 10-40 ms: too long for the event loop). */
+export async function groth16VerifyAsync(curve: CurveName, vk: Uint8Array, publics: Uint8Array, nPublic: number, proof: Uint8Array): Promise<boolean> {
+  const z = sizesOf(curve);
+  need(vk, z.g1 + 3 * z.g2 + z.g1 * (nPublic + 1), 'verify vk');
+  need(publics, 32 * nPublic, 'verify publics');
+  need(proof, 2 * z.g1 + z.g2, 'verify proof');
+  const valid = new Int32Array(1);
+  await callAsync('cuzk_groth16_verify', (s, cb) => loadCore().abi.groth16_verify.async(CURVE_ID[curve], vk, publics, nPublic, proof, valid, s, cb));
+  return valid[0] === 1;
+}
+
 export interface GpuDescription {
   index: number;
   name: string;
