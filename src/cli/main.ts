@@ -18,13 +18,14 @@ commands:
   zkey export verificationkey <zkey> <vkey.json>                  export the verification key
   dev-circuit --constraints N --curve C <out.r1cs> <out.wtns>     synthetic circuit + witness (testing)
   dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
+  bench --circuit <zkey> --witness <wtns> | --size K              the engine on a stream of jobs: proofs/s, latency, GPU use
   demo                                                            prove the bundled examples (npm start)
 
 options: --json (machine-readable output)  --quiet  --verbose (stacks)  --threads N  --help  --version
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
 Run \`cuzk <command> --help\` for details.`;
 
-const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed']);
+const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', 'circuit', 'witness', 'size', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend']);
 
 export interface ParsedArgs {
   positionals: string[];
@@ -84,6 +85,11 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
       const m = await import('./dev.js');
       if (help) return (ctx.io.out(m.DEV_HELP + '\n'), 0);
       return cmd === 'dev-circuit' ? m.devCircuitCommand(ctx, args, p.flags) : m.devSetupCommand(ctx, args, p.flags);
+    }
+    case 'bench': {
+      const m = await import('./bench.js');
+      if (help) return (ctx.io.out(m.BENCH_HELP + '\n'), 0);
+      return m.benchCommand(ctx, args, p.flags);
     }
     case 'demo':
       return (await import('./demo.js')).demoCommand(ctx);
