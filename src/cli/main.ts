@@ -105,7 +105,10 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     ctx.json = p.flags.has('json');
     ctx.verbose = p.flags.has('verbose');
     ctx.quiet = p.flags.has('quiet');
-    setLogLevel(ctx.verbose ? 'debug' : ctx.json || ctx.quiet ? 'warn' : 'info');
+    // flags win; otherwise CUZK_LOG (read by log.ts) keeps its say, as the README promises
+    if (ctx.verbose) setLogLevel('debug');
+    else if (ctx.json || ctx.quiet) setLogLevel('warn');
+    else if (process.env.CUZK_LOG === undefined) setLogLevel('info');
     if (p.flags.has('version')) return (ctx.io.out(version() + '\n'), 0);
     let [cmd, ...args] = p.positionals;
     if (cmd === 'groth16' || cmd === 'g16') [cmd, ...args] = args;

@@ -88,7 +88,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
       stopped();
       const t0 = performance.now();
       const st = await key.native.synthesize(witness, ab, job.cancelFlag);
-      spans.record({ ...span, phase: 'synthesis', track: 'cpu', start: t0, dur: performance.now() - t0 });
+      spans.record({ ...span, phase: 'synthesis', track: 'synthesis', start: t0, dur: performance.now() - t0 });
       job.addPhase('synthesis', st.synthMs, part);
     });
     deps.cpu.tail = run1.catch(() => undefined);
@@ -127,13 +127,13 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     };
     const result = { proof: proofToJson(proof), publicSignals: publicToJson(publicSignals) };
     let dur = performance.now() - t0;
-    spans.record({ ...span, phase: 'finalize', track: 'cpu', start: t0, dur });
+    spans.record({ ...span, phase: 'finalize', track: 'finalize', start: t0, dur });
     job.addPhase('finalize', dur, part);
     if (deps.verify) {
       t0 = performance.now();
       const ok = await verifyGroth16Async(key.vk, publicSignals, proof, key.vkBytes);
       dur = performance.now() - t0;
-      spans.record({ ...span, phase: 'verify', track: 'cpu', start: t0, dur });
+      spans.record({ ...span, phase: 'verify', track: 'finalize', start: t0, dur });
       job.addPhase('verify', dur, part);
       if (!ok) throw new ProofError('E_PROOF_INVALID', `${name}: the proof does not verify: the witness does not satisfy the circuit of ${h.path}`);
     }

@@ -10,7 +10,7 @@ export interface Span {
   phase: Phase;
   jobId: string;
   partition: number;
-  /** 'queue', 'cpu', 'gpu:0', ... */
+  /** 'queue', 'witness', 'synthesis' (phase 1, CPU threads), 'cpu' or 'gpu:N' (phase 2 on that lane), 'finalize' */
   track: string;
   /** performance.now() ms */
   start: number;
@@ -70,8 +70,9 @@ export class SpanRecorder {
       ph: 'X',
       pid: 1,
       tid: tid(s.track),
+      // end rounded on its own, so spans laid end to end stay end to end
       ts: Math.round((s.start - this.origin) * 1000),
-      dur: Math.max(1, Math.round(s.dur * 1000)),
+      dur: Math.max(1, Math.round((s.start + s.dur - this.origin) * 1000) - Math.round((s.start - this.origin) * 1000)),
       args: { job: s.jobId, partition: s.partition, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}), ...s.args },
     }));
     for (const [track, t] of tids) events.push({ name: 'thread_name', ph: 'M', pid: 1, tid: t, args: { name: track } });

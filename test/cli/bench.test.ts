@@ -58,7 +58,7 @@ describe('cuzk bench (CPU core)', () => {
     for (const file of [trace, path.join(dir, 'trace-pinned-off.json')]) {
       assert.ok(existsSync(file), file);
       const phases = trackPhases(file);
-      for (const p of ['cpu/synthesis', 'cpu/msm', 'cpu/verify']) assert.ok(phases.has(p), `${file} has no ${p} span: ${[...phases].join(', ')}`);
+      for (const p of ['synthesis/synthesis', 'cpu/msm', 'finalize/verify']) assert.ok(phases.has(p), `${file} has no ${p} span: ${[...phases].join(', ')}`);
     }
   });
 

@@ -123,7 +123,7 @@ describe('engine (CPU core)', () => {
     assert.ok(st.totals.cancelled >= 2 && st.totals.expired >= 1 && st.totals.failed >= 2);
     const metrics = await e.metricsText();
     assert.match(metrics, /cuzk_jobs_total\{state="completed"\} \d+/);
-    assert.match(metrics, /cuzk_phase_seconds_count\{phase="synthesis",track="cpu"\} \d+/);
+    assert.match(metrics, /cuzk_phase_seconds_count\{phase="synthesis",track="synthesis"\} \d+/);
   });
 
   it('rejects bad requests with clear errors', () => {
