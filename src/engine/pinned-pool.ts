@@ -58,7 +58,8 @@ export class PinnedPool {
     });
   }
 
-  /** From now on, allocations count as "after warm-up" (the bench calls this after its warm-up jobs). */
+  /** From now on, allocations count as "after warm-up" (the bench calls this after its warm-up jobs;
+   * those must have run as many jobs at once as the measured stream, or the pool is not yet full size). */
   markWarm(): void {
     this.#warmAt = this.#allocations;
   }
