@@ -232,7 +232,8 @@ export class Engine implements ProvingEngine {
       if (!req.wasm || !existsSync(req.wasm)) throw new InputError('E_NOT_FOUND', `wasm: ${req.wasm ?? '(none)'}: circuit inputs need the circuit's witness generator .wasm`);
       i.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`input ${k} must be a JSON object`); });
     }
-    if (req.key.endsWith('.zkey') && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {
+    const looksLikePath = req.key.endsWith('.zkey') || req.key.includes('/');
+    if (looksLikePath && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {
       throw new InputError('E_NOT_FOUND', `${req.key}: no such proving key file`);
     }
     return n;

@@ -53,8 +53,7 @@ export class KeyCache {
       throw new InputError('E_NOT_FOUND', `unknown key "${idOrPath}": load it first (LoadKey) or pass the path of a .zkey file`);
     }
     const abs = path.resolve(idOrPath);
-    const existing = this.#entries.get(abs);
-    if (existing) return existing;
+    for (const e of this.#entries.values()) if (e.path === abs) return e; // loaded under another id
     return this.#register(abs, abs);
   }
 

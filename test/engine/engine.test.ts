@@ -135,6 +135,22 @@ describe('engine (CPU core)', () => {
     assert.throws(() => e.submit({ key: zkey, witnesses: [w1], priority: 'urgent' as 'high' }), /priority must be one of/);
   });
 
+  it('loads a key under an id; jobs by id or by path share it; idle keys can be evicted', async () => {
+    const s = set('bn128', 'multiplier');
+    const info = await e.loadKey(vectorFile(s, 'circuit.zkey'), { id: 'mult' });
+    assert.equal(info.id, 'mult');
+    assert.equal(info.residency, 'host');
+    const byId = e.submit({ key: 'mult', witnesses: [bytes(s, 'witness.wtns')] });
+    const byPath = e.submit({ key: vectorFile(s, 'circuit.zkey'), witnesses: [bytes(s, 'witness2.wtns')] });
+    assert.equal(byPath.key, 'mult', 'the path resolves to the key already loaded');
+    await verifyAll(s, await e.await(byId.id));
+    await verifyAll(s, await e.await(byPath.id));
+    assert.equal(e.listKeys().filter((k) => k.path === vectorFile(s, 'circuit.zkey')).length, 1);
+    e.evictKey('mult');
+    assert.equal(e.listKeys().some((k) => k.id === 'mult'), false);
+    assert.throws(() => e.evictKey('mult'), /unknown key/);
+  });
+
   it('a witness of another circuit fails its job naming the problem', async () => {
     const other = bytes(set('bn128', 'multiplier'), 'witness.wtns');
     const info = await e.await(e.submit({ key: zkey, witnesses: [other] }).id);
