@@ -146,11 +146,13 @@ async function benchEngineMode(): Promise<void> {
 const mode = process.argv[2];
 if (mode === 'cpu') await benchCpu();
 else if (mode === 'engine') await benchEngineMode();
+else if (mode === 'gpu') process.exit(await (await import('./gpu.js')).benchGpu(process.argv.slice(3))); // bench/gpu.ts
 else {
   console.error([
     'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N]',
     '       npm run bench -- engine [--size K [--curve C] | --circuit Z --witness W] [--jobs N] [--warmup W] [--concurrency C]',
     '                               [--compare pinned:off] [--trace out.json] [--backend cpu|cuda|auto] [--threads N]',
+    '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
   ].join('\n'));
   process.exit(2);
 }
