@@ -1,7 +1,7 @@
 // Benchmark fixtures: a dev-circuit and its dev-setup key per (curve, size), cached under
 // <root>/.cache/bench/<curve>-2_<lg> so repeated runs skip the setup. Used by `npm run bench` and
 // `cuzk bench --size K`. INSECURE keys (dev-setup): for benchmarks only.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type { CurveName } from '../formats/curves.js';
 import { devCircuit, maxConstraintsForDomain } from './dev-circuit.js';
@@ -25,7 +25,9 @@ export async function benchFixture(root: string, curve: CurveName, lgDomain: num
     mkdirSync(dir, { recursive: true });
     const t0 = performance.now();
     await devCircuit({ constraints, curve, r1csPath: r1cs, wtnsPath: wtns, seed: lgDomain });
-    await devSetup({ r1csPath: r1cs, zkeyPath: zkey, seed: lgDomain });
+    // written under a temporary name and renamed: a run killed mid-setup leaves no truncated key
+    await devSetup({ r1csPath: r1cs, zkeyPath: `${zkey}.partial`, seed: lgDomain });
+    renameSync(`${zkey}.partial`, zkey);
     log(`fixture ${curve} 2^${lgDomain}: ${constraints} constraints, made in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   return { curve, lgDomain, constraints, zkey, wtns };
