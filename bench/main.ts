@@ -1,12 +1,16 @@
 // `npm run bench -- cpu [--sizes 12,14,16] [--curve bn128] [--proofs 3]`: cuzk's CPU core against
 // snarkjs on the same dev-circuits in the same run. Prints time per proof (median), peak RSS, the
 // ratio and the floor ratio, and appends the table to bench/RESULTS.md with date, machine, commit.
+// `npm run bench -- engine [--size 16 | --circuit z --witness w] [--jobs 20] [--compare pinned:off] ...`:
+// the engine under a stream of jobs (src/engine/bench-stream.ts, what `cuzk bench` runs), appended too.
 import { execSync, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchEngine, benchRows } from '../src/engine/bench-stream.js';
 import type { CurveName } from '../src/formats/curves.js';
+import { setLogLevel } from '../src/log.js';
 import { benchFixture } from './fixtures.js';
 import { cpuFloorMs } from './floor.js';
 
@@ -16,6 +20,20 @@ function flag(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : dflt;
 }
+
+function optFlag(name: string): string | undefined {
+  const v = flag(name, '');
+  return v === '' ? undefined : v;
+}
+
+function appendResults(note: string): void {
+  const results = path.join(root, 'bench', 'RESULTS.md');
+  if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n\nAppended by `npm run bench`; newest last.\n');
+  appendFileSync(results, note);
+  console.log(`\nappended to ${path.relative(root, results)}`);
+}
+
+const machine = () => `${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'})`;
 
 interface ChildResult {
   loadMs: number;
@@ -79,16 +97,63 @@ async function benchCpu(): Promise<void> {
     ...rows,
     '',
   ].join('\n');
-  const results = path.join(root, 'bench', 'RESULTS.md');
-  if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n\nAppended by `npm run bench`; newest last.\n');
-  appendFileSync(results, note);
-  console.log(`\nappended to ${path.relative(root, results)}`);
+  appendResults(note);
+}
+
+async function benchEngineMode(): Promise<void> {
+  if (process.env.CUZK_LOG === undefined) setLogLevel('warn'); // not a line per job
+  const curve = flag('curve', 'bn128') as CurveName;
+  const argv = process.argv.slice(3).join(' ');
+  let zkey = optFlag('circuit');
+  let wtns = optFlag('witness');
+  let what = `${zkey}`;
+  if (!zkey || !wtns) {
+    const fx = await benchFixture(root, curve, Number(flag('size', '16')), (s) => console.error(s));
+    ({ zkey, wtns } = fx);
+    what = `dev-circuit ${curve} 2^${fx.lgDomain} (${fx.constraints} constraints)`;
+  }
+  const num = (name: string) => (optFlag(name) === undefined ? undefined : Number(optFlag(name)));
+  const r = await benchEngine({
+    zkey, witness: new Uint8Array(readFileSync(wtns)),
+    jobs: num('jobs') ?? 20, warmup: num('warmup'), concurrency: num('concurrency'),
+    comparePinnedOff: flag('compare', '') === 'pinned:off', tracePath: optFlag('trace'),
+    config: { backend: flag('backend', 'auto') as 'auto' | 'cpu' | 'cuda', threads: num('threads') ?? 0 },
+    onProgress: (phase, d, t) => void (process.stderr.isTTY && process.stderr.write(`\r${phase} ${d}/${t}${d === t ? '\n' : ''}`)),
+  });
+  const table = [
+    `| metric | ${r.run.pinned ? 'pinned' : 'pageable'} |${r.off ? ' pinned off | pinned/off |' : ''}`,
+    r.off ? '|---|---|---|---|' : '|---|---|',
+    ...benchRows(r).map(([m, a, b, c]) => (r.off ? `| ${m} | ${a} | ${b} | ${c} |` : `| ${m} | ${a} |`)),
+  ];
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+  console.log(`cuzk engine bench: ${what}, ${r.run.backend} on ${r.run.lanes.join(', ')}, ${machine()}\n`);
+  console.log(table.join('\n'));
+  appendResults([
+    '',
+    `## ${new Date().toISOString().slice(0, 10)} engine: ${r.run.backend} (${r.run.lanes.join(', ')}), ${machine()}, commit ${commit()}`,
+    '',
+    `\`npm run bench -- engine ${argv}\`; ${what}; ${r.run.jobs} jobs after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight,`,
+    'one proof per job, every proof verified by the engine; latency is submit → completed; device time per proof is GPU kernel',
+    'time (device events) on a GPU, lane busy time on the CPU core; target: throughput >= 0.9 × lanes / device time per proof.',
+    `load average at the end (1/5/15 min): ${load} on ${os.cpus().length} cores (above ${os.cpus().length} means other work competed for the CPU).`,
+    '',
+    ...table,
+    '',
+  ].join('\n'));
+  if (r.run.failed + (r.off?.failed ?? 0) > 0) throw new Error(`jobs failed: ${[...r.run.errors, ...(r.off?.errors ?? [])].join('; ')}`);
 }
 
 const mode = process.argv[2];
 if (mode === 'cpu') await benchCpu();
+else if (mode === 'engine') await benchEngineMode();
+else if (mode === 'gpu') process.exit(await (await import('./gpu.js')).benchGpu(process.argv.slice(3))); // bench/gpu.ts
 else {
-  console.error('usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N]\n(gpu: see the CUDA issue)');
+  console.error([
+    'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N]',
+    '       npm run bench -- engine [--size K [--curve C] | --circuit Z --witness W] [--jobs N] [--warmup W] [--concurrency C]',
+    '                               [--compare pinned:off] [--trace out.json] [--backend cpu|cuda|auto] [--threads N]',
+    '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
+  ].join('\n'));
   process.exit(2);
 }
 process.exit(0);

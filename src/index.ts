@@ -8,3 +8,6 @@ export { ZkeyFile, type ZkeyHeader } from './formats/zkey.js';
 export { WtnsFile, type WtnsHeader } from './formats/wtns.js';
 export { parseProofJson, parsePublicJson, proofToJson, publicToJson, stringifyProof, stringifyPublic, type Groth16Proof } from './formats/proof-json.js';
 export { parseVkeyJson, type VerificationKey } from './formats/vkey-json.js';
+export { createEngine, resolveConfig } from './engine/create.js';
+export type { Engine } from './engine/engine.js';
+export * from './engine/api.js';

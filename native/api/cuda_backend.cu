@@ -3,12 +3,15 @@
 // page-locked memory (cudaHostAlloc: uploads at ~55 GB/s instead of ~7.5, shared/perf/h200.md).
 // Pinned allocation costs ~0.5-0.8 s/GiB, so callers pool these buffers; without a usable GPU a
 // pinned request is served with plain memory, so callers behave the same everywhere.
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <unordered_set>
 
 #include "util/gpu.hpp"
+#include "util/gpu_dispatch.hpp"
 
 using namespace cuzk;
 
@@ -25,6 +28,33 @@ extern "C" {
 CUZK_API const char* cuzk_backend_name(void) { return "cuda"; }
 
 CUZK_API int32_t cuzk_cuda_available(void) { return gpu_info().present ? 1 : 0; }
+
+CUZK_API int32_t cuzk_gpu_count(void) { return gpu_count(); }
+
+CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_error* err) {
+  return guard([&] {
+    require(out != nullptr, "cuzk_gpu_describe: out is NULL");
+    gpu_use_device(device);
+    cudaDeviceProp prop;
+    CUZK_CUDA_OK(cudaGetDeviceProperties(&prop, device));
+    size_t free_b = 0, total_b = 0;
+    CUZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+    std::memset(out, 0, sizeof *out);
+    std::snprintf(out->name, sizeof out->name, "%s", prop.name);
+    out->memory_total = total_b;
+    out->memory_free = free_b;
+    out->sm_count = prop.multiProcessorCount;
+    out->cc_major = prop.major;
+    out->cc_minor = prop.minor;
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err) {
+  return guard([&] {
+    require(mode >= 0 && mode <= 2, "cuzk_set_gpu_mode: mode must be 0, 1 or 2");
+    gpu_set_mode(mode);
+  }, err);
+}
 
 CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t pinned, void** out, cuzk_error* err) {
   return guard([&] {

@@ -1,5 +1,7 @@
 // Groth16 proving entry points: cuzk_key_create / cuzk_key_destroy / cuzk_groth16_prove over
 // groth16/prove.hpp (CPU) and groth16/prove_gpu.hpp (CUDA build, when it takes the proof).
+// cuzk_groth16_synthesize / cuzk_groth16_prove_ab are the same proof in two phases, so the engine can
+// run phase 1 of the next proof on the CPU while phase 2 of this one runs on a GPU.
 // Argument checks only; the math lives below. CUZK_TRACE_PROVE=1 in the
 // environment prints each proof's phase timings (ms) to stderr, one line per proof.
 #include <cstdio>
@@ -50,9 +52,21 @@ void trace(const prove_timings_t& t, uint32_t domain_size) {
   static const bool on = [] { const char* v = std::getenv("CUZK_TRACE_PROVE"); return v && *v && *v != '0'; }();
   if (!on) return;
   std::fprintf(stderr,
-               "cuzk prove n=%u: abc %.1f ntt %.1f join %.1f msm_a %.1f msm_b1 %.1f msm_b2 %.1f msm_c %.1f "
-               "msm_h %.1f finish %.1f total %.1f ms\n",
-               domain_size, t.abc, t.ntt, t.join, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.finish, t.total);
+               "cuzk prove n=%u device=%d: abc %.1f h2d %.1f ntt %.1f msm_a %.1f msm_b1 %.1f msm_b2 %.1f "
+               "msm_c %.1f msm_h %.1f finish %.1f kernel %.1f total %.1f ms\n",
+               domain_size, t.device, t.abc, t.h2d, t.ntt, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.finish,
+               t.kernel, t.total);
+}
+
+void record(const cuzk_key& key, const prove_timings_t& tm) {
+  std::lock_guard<std::mutex> lk(key.timings_mu);
+  key.last = tm;
+}
+
+void require_ab(const cuzk_key* key, const uint8_t* witness, const uint8_t* ab, const char* fn) {
+  require(key != nullptr, std::string(fn) + ": key is NULL");
+  require(witness && ab, std::string(fn) + ": NULL buffer");
+  require((reinterpret_cast<uintptr_t>(ab) & 7) == 0, std::string(fn) + ": ab is not 8-byte aligned");
 }
 
 }  // namespace
@@ -91,11 +105,79 @@ CUZK_API cuzk_status cuzk_groth16_prove(const cuzk_key* key, const uint8_t* witn
       if (!gpu_groth16_prove_try<C>(*key, witness, r, s, proof_out, cancel, tm))
         groth16_prove<C>(*key, witness, r, s, proof_out, cancel, tm);
     });
-    {
-      std::lock_guard<std::mutex> lk(key->timings_mu);
-      key->last = tm;
-    }
+    record(*key, tm);
     trace(tm, key->desc.domain_size);
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
+                                             const volatile int32_t* cancel, cuzk_prove_stats* stats,
+                                             cuzk_error* err) {
+  return guard([&] {
+    require_ab(key, witness, ab, "cuzk_groth16_synthesize");
+    prove_timings_t tm;
+    with_curve(key->desc.curve, [&](auto c) {
+      using F = typename decltype(c)::fr_t;
+      F* a = reinterpret_cast<F*>(ab);
+      groth16_synthesize<decltype(c)>(*key, witness, a, a + key->desc.domain_size, cancel, tm);
+    });
+    if (stats) stats->synth_ms = tm.abc;
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
+                                           int32_t device, const uint8_t* r, const uint8_t* s,
+                                           uint8_t* proof_out, const volatile int32_t* cancel,
+                                           cuzk_prove_stats* stats, cuzk_error* err) {
+  return guard([&] {
+    require_ab(key, witness, ab, "cuzk_groth16_prove_ab");
+    require(r && s && proof_out, "cuzk_groth16_prove_ab: NULL buffer");
+    require(device >= -1, "cuzk_groth16_prove_ab: device must be -1 (CPU) or a GPU ordinal");
+    prove_timings_t tm;
+    with_curve(key->desc.curve, [&](auto c) {
+      using C = decltype(c);
+      using F = typename C::fr_t;
+      if (device >= 0) {
+        gpu_groth16_prove_ab<C>(*key, device, witness, ab, r, s, proof_out, cancel, tm);
+      } else {
+        F* a = reinterpret_cast<F*>(ab);
+        groth16_prove_ab<C>(*key, witness, a, a + key->desc.domain_size, r, s, proof_out, cancel, tm);
+      }
+    });
+    record(*key, tm);
+    trace(tm, key->desc.domain_size);
+    if (stats) {
+      stats->h2d_ms = tm.h2d;
+      stats->ntt_ms = tm.ntt;
+      stats->msm_ms = tm.msm_a + tm.msm_b1 + tm.msm_b2 + tm.msm_c + tm.msm_h;
+      stats->d2h_ms = tm.d2h;
+      stats->finish_ms = tm.finish;
+      stats->total_ms = tm.total;
+      stats->kernel_ms = tm.kernel;
+      stats->h2d_bytes = tm.h2d_bytes;
+      stats->device = tm.device;
+    }
+  }, err);
+}
+
+CUZK_API uint64_t cuzk_gpu_key_bytes(const cuzk_key* key) {
+  uint64_t bytes = 0;
+  if (!key) return 0;
+  (void)guard([&] { with_curve(key->desc.curve, [&](auto c) { bytes = gpu_key_bytes<decltype(c)>(*key); }); }, nullptr);
+  return bytes;
+}
+
+CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, cuzk_error* err) {
+  return guard([&] {
+    require(key != nullptr, "cuzk_gpu_key_upload: key is NULL");
+    with_curve(key->desc.curve, [&](auto c) { gpu_key_upload<decltype(c)>(*key, device); });
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_gpu_key_evict(const cuzk_key* key, int32_t device, cuzk_error* err) {
+  return guard([&] {
+    require(key != nullptr, "cuzk_gpu_key_evict: key is NULL");
+    gpu_key_evict(key, device);
   }, err);
 }
 

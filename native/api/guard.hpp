@@ -22,6 +22,9 @@ struct error : std::exception {
 inline void require(bool ok, const char* what) {
   if (!ok) fail(CUZK_E_INVALID_ARG, what);
 }
+inline void require(bool ok, const std::string& what) {
+  if (!ok) fail(CUZK_E_INVALID_ARG, what);
+}
 
 inline void set_error(cuzk_error* err, cuzk_status code, const char* message) {
   if (!err) return;

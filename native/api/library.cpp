@@ -21,6 +21,13 @@ CUZK_API const char* cuzk_status_name(int32_t code) {
 #ifdef CUZK_BACKEND_CPU
 CUZK_API const char* cuzk_backend_name(void) { return "cpu"; }
 CUZK_API int32_t cuzk_cuda_available(void) { return 0; }
+CUZK_API int32_t cuzk_gpu_count(void) { return 0; }
+CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc*, cuzk_error* err) {
+  return guard([&] { fail(CUZK_E_NO_DEVICE, "GPU " + std::to_string(device) + " does not exist: this is the CPU build"); }, err);
+}
+CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err) {
+  return guard([&] { require(mode >= 0 && mode <= 2, "cuzk_set_gpu_mode: mode must be 0, 1 or 2"); }, err);
+}
 #endif
 
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {

@@ -1,4 +1,5 @@
-// cuzk_msm and cuzk_batch_mul: argument checks around msm/pippenger_cpu.hpp and msm/fixed_base.hpp.
+// cuzk_msm and cuzk_batch_mul: argument checks around msm/pippenger_cpu.hpp and msm/fixed_base.hpp
+// (cuzk_msm goes to the GPU through util/gpu_dispatch.hpp in the CUDA build, when large enough).
 // Point bytes are used in place when aligned (the LEM image is exactly the affine_t layout) and
 // copied otherwise; coordinates are range-checked (< q), being on the curve is the caller's job.
 #include <atomic>
@@ -8,6 +9,7 @@
 #include "api/dispatch.hpp"
 #include "msm/fixed_base.hpp"
 #include "msm/pippenger_cpu.hpp"
+#include "util/gpu_dispatch.hpp"
 
 namespace {
 using namespace cuzk;
@@ -42,7 +44,9 @@ void msm(const uint8_t* points, const uint8_t* scalars, uint64_t n, uint8_t* out
   std::vector<affine_t<G>> copy;
   const affine_t<G>* pts = aligned_view(points, n, copy);
   check_points<G>(pts, n, "cuzk_msm: points");
-  msm_pippenger<G>(pts, scalars, n).to_affine().store(out);
+  jacobian_t<G> r;
+  if (!gpu_msm_try<G>(pts, scalars, n, r)) r = msm_pippenger<G>(pts, scalars, n);
+  r.to_affine().store(out);
 }
 
 template <class G>

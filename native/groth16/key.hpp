@@ -14,6 +14,9 @@ namespace cuzk {
 struct prove_timings_t {
   double abc = 0, ntt = 0, join = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0;
   double finish = 0, total = 0;
+  double h2d = 0, d2h = 0, kernel = 0;  // GPU only (CUDA events)
+  uint64_t h2d_bytes = 0;
+  int32_t device = -1;
 };
 
 constexpr size_t coef_record_bytes = 12 + 32;  // u32 m, u32 c, u32 s, Fr value (v·R^2, standard LE)

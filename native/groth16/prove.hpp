@@ -89,10 +89,27 @@ void finish_proof(const cuzk_key_desc& d, const jacobian_t<typename C::g1> (&g1)
 
 }  // namespace groth16_detail
 
-// |witness|: n_vars 32-byte standard scalars; |r|, |s|: 32-byte standard scalars < r.
+// Phase 1 (CPU threads): a = A·w, b = B·w over the records, Montgomery form. |witness|: n_vars
+// 32-byte standard scalars. |a|, |b|: domain_size elements each (the caller's, pinned for a GPU).
 template <class C>
-void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
-                   uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
+void groth16_synthesize(const cuzk_key& key, const uint8_t* witness, typename C::fr_t* a, typename C::fr_t* b,
+                        const volatile int32_t* cancel, prove_timings_t& tm) {
+  using namespace groth16_detail;
+  using F = typename C::fr_t;
+  auto t0 = clock_t_::now();
+  check_cancel(cancel, "synthesis");
+  for_each_index<F>(key.desc.domain_size, [&](size_t i) { a[i] = F::zero(); b[i] = F::zero(); });
+  scatter_coefs(key, witness, a, b);
+  tm.abc = ms_since(t0);
+}
+
+// Phase 2 on the CPU core: C = A∘B, the six transforms, H, five MSMs, randomisation. |a|, |b| as
+// phase 1 left them; they are scratch afterwards (H is written over |a|). |r|, |s|: 32-byte standard
+// scalars < r.
+template <class C>
+void groth16_prove_ab(const cuzk_key& key, const uint8_t* witness, typename C::fr_t* pa, typename C::fr_t* pb,
+                      const uint8_t* r, const uint8_t* s, uint8_t* proof_out, const volatile int32_t* cancel,
+                      prove_timings_t& tm) {
   using namespace groth16_detail;
   using F = typename C::fr_t;
   using G1 = typename C::g1;
@@ -101,15 +118,12 @@ void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r
   const size_t n = d.domain_size;
   const uint32_t lg_n = uint32_t(__builtin_ctzll(n));
   auto t_start = clock_t_::now(), t0 = t_start;
+  tm.device = -1;
 
-  check_cancel(cancel, "start");
-  std::unique_ptr<F[]> a(new F[n]), b(new F[n]), c(new F[n]);
-  F *pa = a.get(), *pb = b.get(), *pc = c.get();
-  for_each_index<F>(n, [&](size_t i) { pa[i] = F::zero(); pb[i] = F::zero(); });
-  scatter_coefs(key, witness, pa, pb);
+  check_cancel(cancel, "ntt");
+  std::unique_ptr<F[]> c(new F[n]);
+  F* pc = c.get();
   for_each_index<F>(n, [&](size_t i) { pc[i] = pa[i] * pb[i]; });
-  tm.abc = ms_since(t0);
-
   // holds the per-size twiddle table across the six transforms (large sizes are not kept otherwise)
   auto twiddles = lg_n > ntt_lg_small ? ntt_roots<F>::big(lg_n) : nullptr;
   for (F* v : {pa, pb, pc}) {
@@ -117,13 +131,10 @@ void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r
     ntt_to_coset(v, lg_n);
   }
   twiddles.reset();
-  tm.ntt = ms_since(t0);
-
   // P = A·B − C on the coset, from Montgomery to standard form: the H MSM scalars, written over A.
   for_each_index<F>(n, [&](size_t i) { (pa[i] * pb[i] - pc[i]).to_std(pa[i].l); });
-  b.reset();
   c.reset();
-  tm.join = ms_since(t0);
+  tm.ntt = ms_since(t0);
 
   jacobian_t<G1> g1[4];
   check_cancel(cancel, "msm_a");
@@ -142,11 +153,24 @@ void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r
   check_cancel(cancel, "msm_h");
   g1[3] = msm<G1>(d.points_h, reinterpret_cast<const uint8_t*>(pa), n);
   tm.msm_h = ms_since(t0);
-  a.reset();
 
   finish_proof<C>(d, g1, b2, r, s, proof_out);
   tm.finish = ms_since(t0);
   tm.total = ms_since(t_start);
+}
+
+// Both phases with buffers of its own (the one-call cuzk_groth16_prove on the CPU core).
+template <class C>
+void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
+                   uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
+  using F = typename C::fr_t;
+  const size_t n = key.desc.domain_size;
+  std::unique_ptr<F[]> ab(new F[2 * n]);
+  groth16_synthesize<C>(key, witness, ab.get(), ab.get() + n, cancel, tm);
+  double abc = tm.abc;
+  groth16_prove_ab<C>(key, witness, ab.get(), ab.get() + n, r, s, proof_out, cancel, tm);
+  tm.abc = abc;
+  tm.total += abc;
 }
 
 }  // namespace cuzk

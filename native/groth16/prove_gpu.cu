@@ -1,16 +1,19 @@
 // One Groth16 proof with the NTTs and MSMs on the GPU: the algorithm of groth16/prove.hpp (snarkjs
 // groth16_prove.js) step for step, so the proof is byte-identical to the CPU core's for the same r, s.
-// The section-4 scatter (A·w, B·w) stays on the CPU threads; A and B go up, C = A∘B, each vector
-// goes through iNTT -> odd-coset NTT on the device (6 transforms), H = A·B − C in standard form
-// feeds the H MSM in place; the witness goes up once for the A, B1, B2, C MSMs. Key points are
-// uploaded on a key's first GPU proof and stay resident until gpu_key_release.
+// Phase 1 (the section-4 scatter, A·w and B·w) stays on the CPU threads and writes into pinned host
+// memory; phase 2 uploads A, B and the witness, and runs two streams at once: the witness MSMs (A,
+// B1, B2, C) need only the witness, so they start as soon as it has arrived, while the main stream
+// computes C = A∘B, the six transforms and H = A·B − C, then the H MSM. Key points are uploaded on a
+// key's first proof on a device and stay resident until evicted.
 #include "../field/mont.cuh"
 #include "../msm/msm_gpu.cuh"
 #include "../ntt/ntt.cuh"
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "../util/gpu_dispatch.hpp"
 #include "prove.hpp"
@@ -20,16 +23,22 @@ namespace cuzk {
 namespace {
 
 struct key_dev_t {
+  int device = 0;
   void *a = nullptr, *b1 = nullptr, *b2 = nullptr, *c = nullptr, *h = nullptr;
   ~key_dev_t() {
+    int prev = 0;
+    (void)cudaGetDevice(&prev);
+    (void)cudaSetDevice(device);
     for (void* p : {a, b1, b2, c, h})
       if (p) (void)cudaFree(p);
+    (void)cudaSetDevice(prev);
   }
 };
 
+using key_slot_t = std::pair<const cuzk_key*, int>;
 std::mutex keys_mu;
-std::map<const cuzk_key*, std::shared_ptr<key_dev_t>>& key_table() {
-  static std::map<const cuzk_key*, std::shared_ptr<key_dev_t>> t;
+std::map<key_slot_t, std::shared_ptr<key_dev_t>>& key_table() {
+  static std::map<key_slot_t, std::shared_ptr<key_dev_t>> t;
   return t;
 }
 
@@ -43,16 +52,17 @@ void* upload(const uint8_t* src, size_t bytes) {
   return d;
 }
 
-// The key's points on the device, uploaded on first use (under the lock, so concurrent first proofs
-// upload once). A key that does not fit fails here with CUZK_E_DEVICE_OOM.
+// The key's points on the current device, uploaded on first use (under the lock, so concurrent first
+// proofs upload once). A key that does not fit fails here with CUZK_E_DEVICE_OOM.
 template <class C>
-std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key) {
+std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device) {
   std::lock_guard<std::mutex> lk(keys_mu);
-  auto& slot = key_table()[&key];
+  auto& slot = key_table()[{&key, device}];
   if (slot) return slot;
   const cuzk_key_desc& d = key.desc;
   const size_t g1 = sizeof(typename C::g1_affine_t), g2 = sizeof(typename C::g2_affine_t);
   auto kd = std::make_shared<key_dev_t>();
+  kd->device = device;
   try {
     kd->a = upload(d.points_a, size_t(d.n_vars) * g1);
     kd->b1 = upload(d.points_b1, size_t(d.n_vars) * g1);
@@ -60,7 +70,7 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key) {
     kd->c = upload(d.points_c, (size_t(d.n_vars) - d.n_public - 1) * g1);
     kd->h = upload(d.points_h, size_t(d.domain_size) * g1);
   } catch (...) {
-    key_table().erase(&key);
+    key_table().erase({&key, device});
     throw;
   }
   slot = kd;
@@ -80,83 +90,159 @@ __global__ void h_kernel(DF* h, const DF* a, const DF* b, const DF* c, size_t n)
   if (i < n) h[i] = (a[i] * b[i] - c[i]).from_mont();
 }
 
+// Length of [a0, a1] ∪ [b0, b1]
+double union_ms(double a0, double a1, double b0, double b1) {
+  if (b0 > a1 || a0 > b1) return (a1 - a0) + (b1 - b0);
+  return std::max(a1, b1) - std::min(a0, b0);
+}
+
 }  // namespace
 
-void gpu_key_release(const cuzk_key* key) {
-  std::lock_guard<std::mutex> lk(keys_mu);
-  key_table().erase(key);  // a proof in flight keeps its shared_ptr until it returns
+template <class C>
+uint64_t gpu_key_bytes(const cuzk_key& key) {
+  const cuzk_key_desc& d = key.desc;
+  const uint64_t g1 = sizeof(typename C::g1_affine_t), g2 = sizeof(typename C::g2_affine_t);
+  return uint64_t(d.n_vars) * (2 * g1 + g2) + (uint64_t(d.n_vars) - d.n_public - 1) * g1 + uint64_t(d.domain_size) * g1;
 }
 
 template <class C>
-bool gpu_groth16_prove_try(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
-                           uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
+void gpu_key_upload(const cuzk_key& key, int device) {
+  gpu_use_device(device);
+  (void)resident_key<C>(key, device);
+}
+
+void gpu_key_evict(const cuzk_key* key, int device) {
+  std::lock_guard<std::mutex> lk(keys_mu);
+  key_table().erase({key, device});  // a proof in flight keeps its shared_ptr until it returns
+}
+
+void gpu_key_release(const cuzk_key* key) {
+  std::lock_guard<std::mutex> lk(keys_mu);
+  auto& t = key_table();
+  for (auto it = t.begin(); it != t.end();) it = it->first.first == key ? t.erase(it) : std::next(it);
+}
+
+template <class C>
+void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* ab,
+                          const uint8_t* r, const uint8_t* s, uint8_t* proof_out, const volatile int32_t* cancel,
+                          prove_timings_t& tm) {
   using namespace groth16_detail;
   using F = typename C::fr_t;
   using DF = gpu_t<F>;
   using G1 = typename C::g1;
   using G2 = typename C::g2;
   const cuzk_key_desc& d = key.desc;
-  const size_t n = d.domain_size;
+  const size_t n = d.domain_size, w_bytes = size_t(d.n_vars) * 32;
   const uint32_t lg_n = uint32_t(__builtin_ctzll(n));
-  if (!gpu_wanted(gpu_work_prove, lg_n)) return false;
   auto t_start = clock_t_::now(), t0 = t_start;
-  check_cancel(cancel, "start");
-  std::shared_ptr<key_dev_t> kd = resident_key<C>(key);
-  std::unique_ptr<F[]> a(new F[n]), b(new F[n]);
-  F *pa = a.get(), *pb = b.get();
-  for_each_index<F>(n, [&](size_t i) { pa[i] = F::zero(); pb[i] = F::zero(); });
-  scatter_coefs(key, witness, pa, pb);
-  tm.abc = ms_since(t0);
+  gpu_use_device(device);
+  tm.device = device;
+  check_cancel(cancel, "h2d");
+  std::shared_ptr<key_dev_t> kd = resident_key<C>(key, device);
 
-  gpu_stream_t st;
+  gpu_stream_t st, st_w;
   dev_arena_t ar(st);
   F *d_a = ar.alloc<F>(n), *d_b = ar.alloc<F>(n), *d_c = ar.alloc<F>(n), *d_t = ar.alloc<F>(n);
-  uint8_t* d_w = ar.alloc<uint8_t>(size_t(d.n_vars) * 32);
-  CUZK_CUDA_OK(cudaMemcpyAsync(d_a, pa, n * sizeof(F), cudaMemcpyHostToDevice, st));
-  CUZK_CUDA_OK(cudaMemcpyAsync(d_b, pb, n * sizeof(F), cudaMemcpyHostToDevice, st));
-  CUZK_CUDA_OK(cudaMemcpyAsync(d_w, witness, size_t(d.n_vars) * 32, cudaMemcpyHostToDevice, st));
-  auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
-  mul_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_c), dv(d_a), dv(d_b), n);
-  CUZK_CUDA_LAUNCHED();
-  for (F* v : {d_a, d_b, d_c}) {
-    check_cancel(cancel, "ntt");
-    ntt_device<F>(v, d_t, lg_n, true, false, false, st);   // evaluations -> coefficients
-    ntt_device<F>(d_t, v, lg_n, false, true, false, st);   // -> evaluations on the odd coset
-  }
-  h_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_t), dv(d_a), dv(d_b), dv(d_c), n);
-  CUZK_CUDA_LAUNCHED();
-  st.sync();
-  tm.ntt = ms_since(t0);
-  tm.join = 0;
+  uint8_t* d_w = ar.alloc<uint8_t>(w_bytes);
+  gpu_event_t ev_start, ev_w, ev_h2d, ev_ntt, ev_h, ev_w0, ev_w1;
+  ev_start.record(st);
+  CUZK_CUDA_OK(cudaMemcpyAsync(d_w, witness, w_bytes, cudaMemcpyHostToDevice, st));
+  ev_w.record(st);
+  CUZK_CUDA_OK(cudaMemcpyAsync(d_a, ab, n * sizeof(F), cudaMemcpyHostToDevice, st));
+  CUZK_CUDA_OK(cudaMemcpyAsync(d_b, ab + n * sizeof(F), n * sizeof(F), cudaMemcpyHostToDevice, st));
+  ev_h2d.record(st);
+  tm.h2d_bytes = w_bytes + 2 * n * sizeof(F);
 
+  // The witness MSMs on their own stream and host thread (msm_device synchronises its stream).
   auto pts1 = [](void* p) { return static_cast<const affine_t<G1>*>(p); };
   jacobian_t<G1> g1[4];
-  check_cancel(cancel, "msm_a");
-  g1[0] = msm_device<G1>(pts1(kd->a), d_w, d.n_vars, st);
-  tm.msm_a = ms_since(t0);
-  check_cancel(cancel, "msm_b1");
-  g1[1] = msm_device<G1>(pts1(kd->b1), d_w, d.n_vars, st);
-  tm.msm_b1 = ms_since(t0);
-  check_cancel(cancel, "msm_b2");
-  jacobian_t<G2> b2 = msm_device<G2>(static_cast<const affine_t<G2>*>(kd->b2), d_w, d.n_vars, st);
-  tm.msm_b2 = ms_since(t0);
-  check_cancel(cancel, "msm_c");
-  size_t n_priv = size_t(d.n_vars) - d.n_public - 1;
-  g1[2] = msm_device<G1>(pts1(kd->c), d_w + size_t(d.n_public + 1) * 32, n_priv, st);
-  tm.msm_c = ms_since(t0);
-  check_cancel(cancel, "msm_h");
-  g1[3] = msm_device<G1>(pts1(kd->h), reinterpret_cast<const uint8_t*>(d_t), n, st);
-  tm.msm_h = ms_since(t0);
+  jacobian_t<G2> b2;
+  std::exception_ptr w_err;
+  CUZK_CUDA_OK(cudaStreamWaitEvent(st_w, ev_w, 0));
+  std::thread w_thread([&] {
+    try {
+      CUZK_CUDA_OK(cudaSetDevice(device));
+      ev_w0.record(st_w);
+      check_cancel(cancel, "msm_b2");
+      b2 = msm_device<G2>(static_cast<const affine_t<G2>*>(kd->b2), d_w, d.n_vars, st_w);
+      check_cancel(cancel, "msm_a");
+      g1[0] = msm_device<G1>(pts1(kd->a), d_w, d.n_vars, st_w);
+      check_cancel(cancel, "msm_b1");
+      g1[1] = msm_device<G1>(pts1(kd->b1), d_w, d.n_vars, st_w);
+      check_cancel(cancel, "msm_c");
+      size_t n_priv = size_t(d.n_vars) - d.n_public - 1;
+      g1[2] = msm_device<G1>(pts1(kd->c), d_w + size_t(d.n_public + 1) * 32, n_priv, st_w);
+      ev_w1.record(st_w);
+      st_w.sync();
+    } catch (...) {
+      w_err = std::current_exception();
+    }
+  });
+  std::exception_ptr main_err;
+  try {
+    auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
+    mul_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_c), dv(d_a), dv(d_b), n);
+    CUZK_CUDA_LAUNCHED();
+    for (F* v : {d_a, d_b, d_c}) {
+      check_cancel(cancel, "ntt");
+      ntt_device<F>(v, d_t, lg_n, true, false, false, st);   // evaluations -> coefficients
+      ntt_device<F>(d_t, v, lg_n, false, true, false, st);   // -> evaluations on the odd coset
+    }
+    h_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_t), dv(d_a), dv(d_b), dv(d_c), n);
+    CUZK_CUDA_LAUNCHED();
+    ev_ntt.record(st);
+    check_cancel(cancel, "msm_h");
+    g1[3] = msm_device<G1>(pts1(kd->h), reinterpret_cast<const uint8_t*>(d_t), n, st);
+    ev_h.record(st);
+    st.sync();
+  } catch (...) {
+    main_err = std::current_exception();
+  }
+  w_thread.join();
+  (void)cudaStreamSynchronize(st_w);  // after a failure, before the arena frees what it may still read
+  if (main_err) std::rethrow_exception(main_err);
+  if (w_err) std::rethrow_exception(w_err);
 
+  // stream times from the events, relative to the first one
+  double h2d = ev_h2d.since(ev_start), ntt = ev_ntt.since(ev_start), h_end = ev_h.since(ev_start);
+  double w0 = ev_w0.since(ev_start), w1 = ev_w1.since(ev_start);
+  tm.h2d = h2d;
+  tm.ntt = ntt - h2d;
+  tm.msm_h = h_end - ntt;
+  tm.msm_a = w1 - w0;  // the four witness MSMs together
+  tm.msm_b1 = tm.msm_b2 = tm.msm_c = 0;
+  tm.kernel = union_ms(h2d, h_end, w0, w1);
+  tm.d2h = 0;  // only the MSM window sums come back, inside msm_device (a few KiB)
+  t0 = clock_t_::now();
   finish_proof<C>(d, g1, b2, r, s, proof_out);
   tm.finish = ms_since(t0);
   tm.total = ms_since(t_start);
+}
+
+template <class C>
+bool gpu_groth16_prove_try(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
+                           uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
+  using F = typename C::fr_t;
+  const size_t n = key.desc.domain_size;
+  if (!gpu_wanted(gpu_work_prove, uint32_t(__builtin_ctzll(n)))) return false;
+  std::unique_ptr<F[]> ab(new F[2 * n]);
+  groth16_synthesize<C>(key, witness, ab.get(), ab.get() + n, cancel, tm);
+  double abc = tm.abc;
+  gpu_groth16_prove_ab<C>(key, 0, witness, reinterpret_cast<const uint8_t*>(ab.get()), r, s, proof_out, cancel, tm);
+  tm.abc = abc;
+  tm.total += abc;
   return true;
 }
 
-template bool gpu_groth16_prove_try<bn254>(const cuzk_key&, const uint8_t*, const uint8_t*, const uint8_t*,
-                                           uint8_t*, const volatile int32_t*, prove_timings_t&);
-template bool gpu_groth16_prove_try<bls12_381>(const cuzk_key&, const uint8_t*, const uint8_t*, const uint8_t*,
-                                               uint8_t*, const volatile int32_t*, prove_timings_t&);
+#define CUZK_PROVE_GPU_INSTANTIATE(C)                                                                             \
+  template bool gpu_groth16_prove_try<C>(const cuzk_key&, const uint8_t*, const uint8_t*, const uint8_t*,        \
+                                         uint8_t*, const volatile int32_t*, prove_timings_t&);                  \
+  template void gpu_groth16_prove_ab<C>(const cuzk_key&, int, const uint8_t*, const uint8_t*, const uint8_t*,    \
+                                        const uint8_t*, uint8_t*, const volatile int32_t*, prove_timings_t&);   \
+  template uint64_t gpu_key_bytes<C>(const cuzk_key&);                                                           \
+  template void gpu_key_upload<C>(const cuzk_key&, int);
+
+CUZK_PROVE_GPU_INSTANTIATE(bn254)
+CUZK_PROVE_GPU_INSTANTIATE(bls12_381)
 
 }  // namespace cuzk

@@ -162,6 +162,66 @@ CUZK_API cuzk_status cuzk_groth16_prove(const cuzk_key* key, const uint8_t* witn
                                         const uint8_t* s, uint8_t* proof_out,
                                         const volatile int32_t* cancel, cuzk_error* err);
 
+/* What one proof (or one phase of it) did, filled by the two calls below: milliseconds of wall time
+ * per phase (GPU phases timed with CUDA events on the proof's stream), the stream time kernels ran
+ * (kernel_ms: the part of the wall time the device was busy for this proof; 0 on the CPU core), and
+ * the bytes copied host -> device. Fields a call does not touch are left as they were, so the same
+ * struct can be passed to synthesize and then to prove_ab. */
+typedef struct cuzk_prove_stats {
+  double synth_ms;   /* A·w, B·w scatter over the coefficient records (CPU threads) */
+  double h2d_ms;
+  double ntt_ms;     /* the 6 transforms, C = A∘B and H = A·B − C */
+  double msm_ms;     /* the 5 MSMs */
+  double d2h_ms;
+  double finish_ms;  /* randomisation, affine conversion */
+  double total_ms;   /* wall time of the call */
+  double kernel_ms;
+  uint64_t h2d_bytes;
+  int32_t device;    /* GPU ordinal the call ran on, -1 for the CPU core */
+  int32_t reserved;
+} cuzk_prove_stats;
+
+/* Phase 1 of a proof, on the CPU threads: A = (A-matrix)·w and B = (B-matrix)·w over the key's
+ * section-4 records, written to |ab| = A ‖ B, 2 × domain_size × 32 bytes (Montgomery form). |ab| is
+ * meant to be pinned memory from cuzk_mem_alloc, so that phase 2 uploads it at full PCIe speed. */
+CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
+                                             const volatile int32_t* cancel, cuzk_prove_stats* stats,
+                                             cuzk_error* err);
+
+/* Phase 2: the transforms, H, the five MSMs and the randomisation, from |ab| as phase 1 left it
+ * (|ab| is scratch afterwards). |device| = -1 runs on the CPU core, N >= 0 on GPU N (the key's
+ * points are uploaded on first use there unless cuzk_gpu_key_upload did it before); the CPU build
+ * answers CUZK_E_NO_DEVICE for N >= 0. Same output as cuzk_groth16_prove. */
+CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
+                                           int32_t device, const uint8_t* r, const uint8_t* s,
+                                           uint8_t* proof_out, const volatile int32_t* cancel,
+                                           cuzk_prove_stats* stats, cuzk_error* err);
+
+/* ---- GPUs -------------------------------------------------------------------------------- */
+
+typedef struct cuzk_gpu_desc {
+  char name[128];
+  uint64_t memory_total;
+  uint64_t memory_free;
+  int32_t sm_count;
+  int32_t cc_major;
+  int32_t cc_minor;
+  int32_t reserved;
+} cuzk_gpu_desc;
+
+/* Usable GPUs (0 in the CPU build, without a driver or without devices). */
+CUZK_API int32_t cuzk_gpu_count(void);
+CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_error* err);
+/* Where the automatic entry points (cuzk_msm, cuzk_ntt, cuzk_groth16_prove) send work:
+ * 0 = never the GPU, 1 = by size (default; CUZK_GPU in the environment sets the start value),
+ * 2 = always the GPU when one is present. */
+CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err);
+/* Bytes of device memory a key's points take (the same on every GPU). */
+CUZK_API uint64_t cuzk_gpu_key_bytes(const cuzk_key* key);
+/* Makes the key's points resident on |device| now (idempotent), or frees them there. */
+CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, cuzk_error* err);
+CUZK_API cuzk_status cuzk_gpu_key_evict(const cuzk_key* key, int32_t device, cuzk_error* err);
+
 /* Groth16 verification (snarkjs's equation). |vk| = alpha1 (G1) ‖ beta2 ‖ gamma2 ‖ delta2 (G2) ‖
  * IC[n_public + 1] (G1); |publics| = n_public 32-byte standard scalars (< r, checked by caller);
  * |proof| as produced by cuzk_groth16_prove. *valid = 1 if the proof verifies, 0 if not (points

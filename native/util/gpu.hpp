@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "check.hpp"
@@ -85,5 +86,56 @@ class dev_arena_t {
 };
 
 inline unsigned ceil_div(size_t a, size_t b) { return unsigned((a + b - 1) / b); }
+
+// Usable devices (compute capability >= 7), 0 without a driver.
+inline int gpu_count() {
+  static const int count = [] {
+    if (!gpu_info().present) return 0;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+// Makes |device| current on the calling thread (koffi's async calls run on a pool of threads, so
+// every entry point that takes a device calls this first) and, once per device, raises its stream-
+// ordered pool's release threshold so per-proof scratch memory is reused instead of returned.
+inline void gpu_use_device(int device) {
+  if (device < 0 || device >= gpu_count())
+    fail(CUZK_E_NO_DEVICE, "GPU " + std::to_string(device) + " does not exist (" + std::to_string(gpu_count()) +
+                               " usable)");
+  CUZK_CUDA_OK(cudaSetDevice(device));
+  static std::once_flag once[64];
+  if (device < 64)
+    std::call_once(once[device], [device] {
+      cudaMemPool_t pool;
+      if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+        uint64_t keep = UINT64_MAX;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      }
+      (void)cudaGetLastError();
+    });
+}
+
+// A CUDA event owned by the host code that records it.
+struct gpu_event_t {
+  cudaEvent_t e = nullptr;
+  gpu_event_t() { CUZK_CUDA_OK(cudaEventCreate(&e)); }
+  ~gpu_event_t() { if (e) (void)cudaEventDestroy(e); }
+  gpu_event_t(const gpu_event_t&) = delete;
+  gpu_event_t& operator=(const gpu_event_t&) = delete;
+  operator cudaEvent_t() const { return e; }
+  void record(cudaStream_t s) { CUZK_CUDA_OK(cudaEventRecord(e, s)); }
+  // ms from |from| to this event (both recorded and complete)
+  float since(const gpu_event_t& from) const {
+    float ms = 0;
+    CUZK_CUDA_OK(cudaEventElapsedTime(&ms, from.e, e));
+    return ms;
+  }
+};
 
 }  // namespace cuzk

@@ -4,7 +4,9 @@
 #include "../ntt/ntt.cuh"
 #include "gpu_dispatch.hpp"
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <cstring>
 
 namespace cuzk {
@@ -13,44 +15,52 @@ namespace {
 // Below these sizes the CPU core wins: a GPU call costs ~0.1-0.3 ms of launches and synchronisations
 // plus pageable uploads at ~7.5 GB/s (shared/perf/h200.md). CUZK_GPU_MIN_LG=k overrides both.
 struct gpu_policy_t {
-  bool enabled = false;
+  bool present = false;
+  std::atomic<int> mode{1};  // 0 off, 1 by size, 2 always
   uint32_t min_lg_msm = 10, min_lg_ntt = 12, min_lg_prove = 10;
 };
 
-const gpu_policy_t& policy() {
-  static const gpu_policy_t p = [] {
-    gpu_policy_t r;
+gpu_policy_t& policy() {
+  static gpu_policy_t p;
+  static std::once_flag once;
+  std::call_once(once, [] {
     const char* mode = std::getenv("CUZK_GPU");
     bool off = mode && (!std::strcmp(mode, "0") || !std::strcmp(mode, "off"));
-    r.enabled = !off && gpu_info().present;
-    if (mode && !std::strcmp(mode, "force")) r.min_lg_msm = r.min_lg_ntt = r.min_lg_prove = 0;
+    p.present = gpu_info().present;
+    p.mode = off ? 0 : mode && !std::strcmp(mode, "force") ? 2 : 1;
     if (const char* lg = std::getenv("CUZK_GPU_MIN_LG"))
-      r.min_lg_msm = r.min_lg_ntt = r.min_lg_prove = uint32_t(std::atoi(lg));
-    return r;
-  }();
+      p.min_lg_msm = p.min_lg_ntt = p.min_lg_prove = uint32_t(std::atoi(lg));
+  });
   return p;
+}
+
+uint32_t min_lg(gpu_work_t kind) {
+  const gpu_policy_t& p = policy();
+  if (p.mode == 2) return 0;
+  return kind == gpu_work_msm ? p.min_lg_msm : kind == gpu_work_ntt ? p.min_lg_ntt : p.min_lg_prove;
 }
 
 }  // namespace
 
+void gpu_set_mode(int mode) { policy().mode = mode; }
+
 bool gpu_wanted(gpu_work_t kind, uint32_t lg) {
   const gpu_policy_t& p = policy();
-  uint32_t min = kind == gpu_work_msm ? p.min_lg_msm : kind == gpu_work_ntt ? p.min_lg_ntt : p.min_lg_prove;
-  return p.enabled && lg >= min;
+  return p.present && p.mode != 0 && lg >= min_lg(kind);
 }
 
 template <class G>
 bool gpu_msm_try(const affine_t<G>* points, const uint8_t* scalars, size_t n, jacobian_t<G>& out) {
-  const gpu_policy_t& p = policy();
-  if (!p.enabled || n == 0 || n < (size_t(1) << p.min_lg_msm) || n >= (size_t(1) << 31)) return false;
+  if (n == 0 || n >= (size_t(1) << 31) || !gpu_wanted(gpu_work_msm, uint32_t(63 - __builtin_clzll(n)))) return false;
+  gpu_use_device(0);
   out = msm_gpu_host<G>(points, scalars, n);
   return true;
 }
 
 template <class F>
 bool gpu_ntt_try(F* a, uint32_t lg_n, uint32_t flags) {
-  const gpu_policy_t& p = policy();
-  if (!p.enabled || lg_n < p.min_lg_ntt) return false;
+  if (!gpu_wanted(gpu_work_ntt, lg_n)) return false;
+  gpu_use_device(0);
   ntt_gpu_host<F>(a, lg_n, (flags & CUZK_NTT_INVERSE) != 0, (flags & CUZK_NTT_COSET) != 0);
   return true;
 }

@@ -16,6 +16,8 @@ enum gpu_work_t { gpu_work_msm, gpu_work_ntt, gpu_work_prove };
 #ifdef CUZK_BACKEND_CUDA
 // Whether the policy sends work of this kind and size (2^lg) to the GPU.
 bool gpu_wanted(gpu_work_t kind, uint32_t lg);
+// cuzk_set_gpu_mode: 0 never, 1 by size, 2 always (when a GPU is present).
+void gpu_set_mode(int mode);
 // out = sum k_i·points[i]; |points| host affine (Montgomery), |scalars| n × 32-byte standard form.
 template <class G>
 bool gpu_msm_try(const affine_t<G>* points, const uint8_t* scalars, size_t n, jacobian_t<G>& out);
@@ -24,6 +26,7 @@ template <class F>
 bool gpu_ntt_try(F* a, uint32_t lg_n, uint32_t flags);
 #else
 inline bool gpu_wanted(gpu_work_t, uint32_t) { return false; }
+inline void gpu_set_mode(int) {}
 template <class G>
 inline bool gpu_msm_try(const affine_t<G>*, const uint8_t*, size_t, jacobian_t<G>&) { return false; }
 template <class F>

@@ -20,6 +20,7 @@ commands:
   zkey export verificationkey <zkey> <vkey.json>                  export the verification key
   dev-circuit --constraints N --curve C <out.r1cs> <out.wtns>     synthetic circuit + witness (testing)
   dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
+  bench --circuit <zkey> --witness <wtns> | --size K              the engine on a stream of jobs: proofs/s, latency, GPU use
   demo                                                            prove the bundled examples (npm start)
 
 serving (docs: README "Serving"):
@@ -33,7 +34,7 @@ options: --json (machine-readable output)  --quiet  --verbose (stacks)  --thread
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
 Run \`cuzk <command> --help\` for details.`;
 
-const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', ...SERVE_VALUE_FLAGS, ...REMOTE_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', 'circuit', 'witness', 'size', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', ...SERVE_VALUE_FLAGS, ...REMOTE_VALUE_FLAGS]);
 
 export interface ParsedArgs {
   positionals: string[];
@@ -109,6 +110,11 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
       if (help) return (ctx.io.out(m.DEV_HELP + '\n'), 0);
       return cmd === 'dev-circuit' ? m.devCircuitCommand(ctx, args, p.flags) : m.devSetupCommand(ctx, args, p.flags);
     }
+    case 'bench': {
+      const m = await import('./bench.js');
+      if (help) return (ctx.io.out(m.BENCH_HELP + '\n'), 0);
+      return m.benchCommand(ctx, args, p.flags);
+    }
     case 'demo':
       return (await import('./demo.js')).demoCommand(ctx);
     default:
@@ -123,7 +129,10 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     ctx.json = p.flags.has('json');
     ctx.verbose = p.flags.has('verbose');
     ctx.quiet = p.flags.has('quiet');
-    setLogLevel(ctx.verbose ? 'debug' : ctx.json || ctx.quiet ? 'warn' : 'info');
+    // flags win; otherwise CUZK_LOG (read by log.ts) keeps its say, as the README promises
+    if (ctx.verbose) setLogLevel('debug');
+    else if (ctx.json || ctx.quiet) setLogLevel('warn');
+    else if (process.env.CUZK_LOG === undefined) setLogLevel('info');
     if (p.flags.has('version')) return (ctx.io.out(version() + '\n'), 0);
     let [cmd, ...args] = p.positionals;
     if (cmd === 'groth16' || cmd === 'g16') [cmd, ...args] = args;

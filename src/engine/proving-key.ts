@@ -35,6 +35,18 @@ export class ProvingKey {
     this.bytes = buffers.reduce((s, b) => s + b.byteLength, 0);
   }
 
+  /** Header of `zkeyPath` and the native bytes load() would hold, without reading the big sections. */
+  static inspect(zkeyPath: string): { header: ZkeyHeader; bytes: number } {
+    const file = ZkeyFile.open(zkeyPath);
+    try {
+      const h = file.header;
+      const bytes = 3 * h.alpha1.length + 2 * h.beta2.length + NATIVE_SECTIONS.reduce((s, n) => s + Math.max(64, file.sectionBytes(n)), 0);
+      return { header: h, bytes };
+    } finally {
+      file.close();
+    }
+  }
+
   /** Reads and validates `zkeyPath`; throws FormatError (naming the file) on any defect. */
   static async load(zkeyPath: string, opts: { pinned?: boolean; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
     const file = ZkeyFile.open(zkeyPath);

@@ -5,7 +5,7 @@ import { curveByName, type CurveInfo } from '../formats/curves.js';
 import { encodeG1, encodeG2, g1Bytes, g2Bytes, scalarToLe } from '../formats/lem.js';
 import type { Groth16Proof } from '../formats/proof-json.js';
 import type { VerificationKey } from '../formats/vkey-json.js';
-import { groth16Verify } from '../ffi/native.js';
+import { groth16Verify, groth16VerifyAsync } from '../ffi/native.js';
 
 function curveOf(name: string): CurveInfo {
   const c = curveByName(name);
@@ -51,10 +51,21 @@ export function encodePublics(signals: readonly bigint[], curve: CurveInfo): Uin
  * fit together (curve mismatch, wrong signal count); a well-formed but wrong proof returns false.
  */
 export function verifyGroth16(vk: VerificationKey, publicSignals: readonly bigint[], proof: Groth16Proof, vkBytes?: Uint8Array): boolean {
+  checkFit(vk, publicSignals, proof);
+  const c = curveOf(vk.curve);
+  return groth16Verify(vk.curve, vkBytes ?? encodeVerificationKey(vk), encodePublics(publicSignals, c), vk.nPublic, encodeProof(proof));
+}
+
+/** verifyGroth16 off the event loop (the engine's verify-before-return). */
+export function verifyGroth16Async(vk: VerificationKey, publicSignals: readonly bigint[], proof: Groth16Proof, vkBytes?: Uint8Array): Promise<boolean> {
+  checkFit(vk, publicSignals, proof);
+  const c = curveOf(vk.curve);
+  return groth16VerifyAsync(vk.curve, vkBytes ?? encodeVerificationKey(vk), encodePublics(publicSignals, c), vk.nPublic, encodeProof(proof));
+}
+
+function checkFit(vk: VerificationKey, publicSignals: readonly bigint[], proof: Groth16Proof): void {
   if (proof.curve !== vk.curve) throw new InputError('E_INVALID_ARG', `proof is on ${proof.curve} but the verification key is on ${vk.curve}`);
   if (publicSignals.length !== vk.nPublic) {
     throw new InputError('E_INVALID_ARG', `${publicSignals.length} public signals given, the verification key expects ${vk.nPublic}`);
   }
-  const c = curveOf(vk.curve);
-  return groth16Verify(vk.curve, vkBytes ?? encodeVerificationKey(vk), encodePublics(publicSignals, c), vk.nPublic, encodeProof(proof));
 }

@@ -29,6 +29,30 @@ export const cuzkKeyDesc = koffi.struct('cuzk_key_desc', {
 
 export const cuzkKey = koffi.opaque('cuzk_key');
 
+export const cuzkProveStats = koffi.struct('cuzk_prove_stats', {
+  synth_ms: 'double',
+  h2d_ms: 'double',
+  ntt_ms: 'double',
+  msm_ms: 'double',
+  d2h_ms: 'double',
+  finish_ms: 'double',
+  total_ms: 'double',
+  kernel_ms: 'double',
+  h2d_bytes: 'uint64_t',
+  device: 'int32_t',
+  reserved: 'int32_t',
+});
+
+export const cuzkGpuDesc = koffi.struct('cuzk_gpu_desc', {
+  name: koffi.array('char', 128, 'String'),
+  memory_total: 'uint64_t',
+  memory_free: 'uint64_t',
+  sm_count: 'int32_t',
+  cc_major: 'int32_t',
+  cc_minor: 'int32_t',
+  reserved: 'int32_t',
+});
+
 // A symbol missing from the library becomes a function that throws when called, so a partial
 // build (during development) still loads and says exactly what it lacks.
 type Fn = ReturnType<LibraryHandle['func']>;
@@ -65,6 +89,14 @@ export function declare(lib: LibraryHandle) {
     key_create: f('cuzk_key_create', 'int32_t', [koffi.pointer(cuzkKeyDesc), koffi.out(koffi.pointer(koffi.pointer(cuzkKey))), E]),
     key_destroy: f('cuzk_key_destroy', 'int32_t', [koffi.pointer(cuzkKey), E]),
     groth16_prove: f('cuzk_groth16_prove', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', E]),
+    groth16_synthesize: f('cuzk_groth16_synthesize', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
+    groth16_prove_ab: f('cuzk_groth16_prove_ab', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
+    gpu_count: c('cuzk_gpu_count', 'int32_t cuzk_gpu_count(void)'),
+    gpu_describe: f('cuzk_gpu_describe', 'int32_t', ['int32_t', koffi.out(koffi.pointer(cuzkGpuDesc)), E]),
+    set_gpu_mode: f('cuzk_set_gpu_mode', 'int32_t', ['int32_t', E]),
+    gpu_key_bytes: f('cuzk_gpu_key_bytes', 'uint64_t', [koffi.pointer(cuzkKey)]),
+    gpu_key_upload: f('cuzk_gpu_key_upload', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
+    gpu_key_evict: f('cuzk_gpu_key_evict', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
     groth16_verify: f('cuzk_groth16_verify', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint32_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), E]),
   };
 }

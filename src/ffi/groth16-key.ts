@@ -23,6 +23,45 @@ export interface NativeKeyParts {
   pointsH: NativeBuffer;
 }
 
+/** What one phase of a proof did (cuzk_prove_stats): ms per phase, GPU busy time, bytes uploaded. */
+export interface ProveStats {
+  synthMs: number;
+  h2dMs: number;
+  nttMs: number;
+  msmMs: number;
+  d2hMs: number;
+  finishMs: number;
+  totalMs: number;
+  kernelMs: number;
+  h2dBytes: number;
+  /** GPU ordinal, -1 = CPU core */
+  device: number;
+}
+
+function toStats(o: Record<string, unknown>): ProveStats {
+  const n = (k: string) => Number(o[k] ?? 0);
+  return {
+    synthMs: n('synth_ms'), h2dMs: n('h2d_ms'), nttMs: n('ntt_ms'), msmMs: n('msm_ms'), d2hMs: n('d2h_ms'),
+    finishMs: n('finish_ms'), totalMs: n('total_ms'), kernelMs: n('kernel_ms'), h2dBytes: n('h2d_bytes'), device: n('device'),
+  };
+}
+
+function runAsync(op: string, start: (slot: ReturnType<typeof newErrorSlot>, cb: (err: unknown, status: number) => void) => void): Promise<void> {
+  const stack = new Error();
+  const slot = newErrorSlot();
+  return new Promise((resolve, reject) => {
+    start(slot, (err, status) => {
+      if (err) return reject(err);
+      try {
+        check(status, slot, op, stack);
+        resolve();
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
 export class NativeKey {
   #handle: unknown;
   readonly parts: NativeKeyParts;
@@ -97,6 +136,60 @@ export class NativeKey {
         }
       });
     });
+  }
+
+  /** Bytes of A ‖ B that synthesize() writes: 2 × domainSize × 32. */
+  get abBytes(): number {
+    return 2 * this.parts.domainSize * 32;
+  }
+
+  #live(): unknown {
+    if (this.#handle === null) throw new CuzkError('E_INTERNAL', 'NativeKey used after destroy()');
+    return this.#handle;
+  }
+
+  #checkWitness(witness: Uint8Array, ab: Uint8Array): void {
+    if (witness.byteLength !== this.parts.nVars * 32) throw new CuzkError('E_INVALID_ARG', `prove: witness has ${witness.byteLength / 32} values, key expects ${this.parts.nVars}`);
+    if (ab.byteLength < this.abBytes) throw new CuzkError('E_INVALID_ARG', `prove: A‖B buffer holds ${ab.byteLength} bytes, needs ${this.abBytes}`);
+    if (ab.byteOffset % 8 !== 0) throw new CuzkError('E_INVALID_ARG', 'prove: A‖B buffer is not 8-byte aligned');
+  }
+
+  /** Phase 1 on the native CPU threads: A·w ‖ B·w into `ab` (pinned memory for a GPU phase 2). */
+  async synthesize(witness: Uint8Array, ab: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
+    const h = this.#live();
+    this.#checkWitness(witness, ab);
+    const out: Record<string, unknown> = {};
+    await runAsync('cuzk_groth16_synthesize', (slot, cb) => loadCore().abi.groth16_synthesize.async(h, witness, ab, cancel ?? null, out, slot, cb));
+    return toStats(out);
+  }
+
+  /** Phase 2: transforms, MSMs and randomisation from `ab`, on GPU `device` or the CPU core (-1). */
+  async proveAb(witness: Uint8Array, ab: Uint8Array, device: number, r: Uint8Array, s: Uint8Array, proofOut: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
+    const h = this.#live();
+    this.#checkWitness(witness, ab);
+    const z = sizesOf(this.parts.curve);
+    if (!Number.isInteger(device) || device < -1) throw new CuzkError('E_INVALID_ARG', `prove: bad device ${device}`);
+    if (r.byteLength !== 32 || s.byteLength !== 32) throw new CuzkError('E_INVALID_ARG', 'prove: r and s must be 32 bytes');
+    if (proofOut.byteLength < 2 * z.g1 + z.g2) throw new CuzkError('E_INVALID_ARG', 'prove: proof buffer too small');
+    const out: Record<string, unknown> = {};
+    await runAsync('cuzk_groth16_prove_ab', (slot, cb) => loadCore().abi.groth16_prove_ab.async(h, witness, ab, device, r, s, proofOut, cancel ?? null, out, slot, cb));
+    return toStats(out);
+  }
+
+  /** Device bytes this key's points take on a GPU. */
+  get gpuBytes(): number {
+    return Number(loadCore().abi.gpu_key_bytes(this.#live()));
+  }
+
+  /** Uploads the points to GPU `device` (off the event loop); idempotent. */
+  gpuUpload(device: number): Promise<void> {
+    const h = this.#live();
+    return runAsync('cuzk_gpu_key_upload', (slot, cb) => loadCore().abi.gpu_key_upload.async(h, device, slot, cb));
+  }
+
+  gpuEvict(device: number): void {
+    const slot = newErrorSlot();
+    check(loadCore().abi.gpu_key_evict(this.#live(), device, slot), slot, 'cuzk_gpu_key_evict');
   }
 
   destroy(): void {

@@ -1,7 +1,7 @@
-// Finds and loads the native core and logs one line saying which backend runs, once per process.
-// libcuzk_cuda.so is used only with CUZK_BACKEND=cuda while the CUDA backend is experimental (it is
-// not yet validated end to end on the GPU machine: issue 3); otherwise libcuzk_cpu.so. CUZK_LIB
-// overrides the path.
+// Finds and loads the native core and logs one line saying which backend runs, once per process:
+// libcuzk_cuda.so when it was built and a usable GPU is present, else libcuzk_cpu.so.
+// CUZK_BACKEND=cpu forces the CPU core, CUZK_BACKEND=cuda insists on the GPU (an error without
+// one); CUZK_LIB overrides the path.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,16 +45,20 @@ export function loadCore(): LoadedCore {
   let libPath = process.env.CUZK_LIB ?? '';
   let reason = 'CUZK_LIB';
   if (!libPath) {
-    if (process.env.CUZK_BACKEND === 'cuda' && existsSync(cudaPath)) {
+    const want = process.env.CUZK_BACKEND ?? 'auto';
+    if (want !== 'cpu' && existsSync(cudaPath)) {
       const abi = open(cudaPath);
       if (abi.cuda_available() === 1) {
         loaded = { abi, backend: 'cuda', libPath: cudaPath };
-        log.info('cuzk backend: CUDA (GPU found)', { lib: cudaPath, threads: abi.get_threads() });
+        log.info(`cuzk backend: CUDA (${abi.gpu_count()} GPU${abi.gpu_count() === 1 ? '' : 's'})`, { lib: cudaPath, threads: abi.get_threads() });
         return loaded;
       }
       reason = 'no usable GPU';
     } else {
-      reason = existsSync(cudaPath) ? 'the CUDA build is experimental: CUZK_BACKEND=cuda selects it' : 'no CUDA build';
+      reason = want === 'cpu' ? 'CUZK_BACKEND=cpu' : 'no CUDA build';
+    }
+    if (want === 'cuda') {
+      throw new CuzkError('E_NO_DEVICE', `CUZK_BACKEND=cuda but ${reason === 'no CUDA build' ? `there is no CUDA build at ${cudaPath} (build with nvcc present: CUZK_CUDA=1 npm run build:native)` : 'no usable GPU was found'}`);
     }
     libPath = cpuPath;
   }

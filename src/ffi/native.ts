@@ -139,3 +139,47 @@ export function groth16Verify(curve: CurveName, vk: Uint8Array, publics: Uint8Ar
   call('cuzk_groth16_verify', (s) => loadCore().abi.groth16_verify(CURVE_ID[curve], vk, publics, nPublic, proof, valid, s));
   return valid[0] === 1;
 }
+
+/** groth16Verify on a worker thread (a pairing check takes 10-40 ms: too long for the event loop). */
+export async function groth16VerifyAsync(curve: CurveName, vk: Uint8Array, publics: Uint8Array, nPublic: number, proof: Uint8Array): Promise<boolean> {
+  const z = sizesOf(curve);
+  need(vk, z.g1 + 3 * z.g2 + z.g1 * (nPublic + 1), 'verify vk');
+  need(publics, 32 * nPublic, 'verify publics');
+  need(proof, 2 * z.g1 + z.g2, 'verify proof');
+  const valid = new Int32Array(1);
+  await callAsync('cuzk_groth16_verify', (s, cb) => loadCore().abi.groth16_verify.async(CURVE_ID[curve], vk, publics, nPublic, proof, valid, s, cb));
+  return valid[0] === 1;
+}
+
+export interface GpuDescription {
+  index: number;
+  name: string;
+  memoryTotal: number;
+  memoryFree: number;
+  smCount: number;
+  computeCapability: string;
+}
+
+/** Usable GPUs of the loaded core (0 for the CPU build). */
+export function gpuCount(): number {
+  return loadCore().abi.gpu_count() as number;
+}
+
+export function gpuDescribe(index: number): GpuDescription {
+  const out: Record<string, unknown> = {};
+  call('cuzk_gpu_describe', (slot) => loadCore().abi.gpu_describe(index, out, slot));
+  return {
+    index,
+    name: String(out.name),
+    memoryTotal: Number(out.memory_total),
+    memoryFree: Number(out.memory_free),
+    smCount: Number(out.sm_count),
+    computeCapability: `${out.cc_major}.${out.cc_minor}`,
+  };
+}
+
+/** Where the automatic entry points send work: 'off' never the GPU, 'auto' by size, 'force' always. */
+export function setGpuMode(mode: 'off' | 'auto' | 'force'): void {
+  const code = mode === 'off' ? 0 : mode === 'auto' ? 1 : 2;
+  call('cuzk_set_gpu_mode', (slot) => loadCore().abi.set_gpu_mode(code, slot));
+}

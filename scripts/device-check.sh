@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One run on the GPU machine (see ../shared/device/README.md): build the CUDA core, check it against
+# the CPU core, prove with the CLI and verify with snarkjs, then time. Logs go to $OUT.
+# Usage there: source .device/boot.sh && bash scripts/device-check.sh [build|check|bench|engine|all]
+set -uo pipefail
+OUT=${OUT:-/tmp/cuzk-out}
+mkdir -p "$OUT"
+step() { echo "=== $1 ($(date +%T))"; }
+what=${1:-all}
+export CUZK_LOG=${CUZK_LOG:-warn}
+
+if [[ $what == build || $what == all ]]; then
+  step build
+  t0=$(date +%s)
+  CUZK_CUDA=1 npm run build:native > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+  grep -E "CUDA core|WARNING" "$OUT/build.log"; echo "build: $(( $(date +%s) - t0 )) s"
+fi
+
+if [[ $what == check || $what == all ]]; then
+  step "cli prove on the GPU, verified by snarkjs"
+  for c in bn128/poseidon bls12381/poseidon; do
+    d=test/vectors/$c
+    CUZK_GPU=force CUZK_TRACE_PROVE=1 node bin/cuzk.js prove $d/circuit.zkey $d/witness.wtns $OUT/proof.json $OUT/public.json 2>&1 | grep -E "device=|error" | head -3
+    node node_modules/snarkjs/build/cli.cjs groth16 verify $d/vkey.json $OUT/public.json $OUT/proof.json 2>&1 | tail -1
+  done
+  step test:gpu
+  timeout ${TEST_TIMEOUT:-300} npm run test:gpu -- --require-gpu > "$OUT/test-gpu.log" 2>&1; echo "test:gpu exit $?"
+  grep -E "^# (tests|pass|fail|skipped)|not ok" "$OUT/test-gpu.log" | head -30
+fi
+
+if [[ $what == sanitize || $what == all ]]; then
+  step compute-sanitizer
+  timeout 240 npm run test:gpu:sanitize > "$OUT/sanitize.log" 2>&1; echo "sanitize exit $?"
+  tail -5 "$OUT/sanitize.log"
+fi
+
+if [[ $what == bench || $what == all ]]; then
+  step "bench gpu"
+  timeout 400 npm run bench -- gpu > "$OUT/bench-gpu.log" 2>&1; echo "bench gpu exit $?"
+  tail -40 "$OUT/bench-gpu.log"
+  cp bench/RESULTS.md "$OUT/RESULTS.md"
+fi
+
+if [[ $what == engine || $what == all ]]; then
+  step "engine bench 2^20"
+  timeout 400 npm run bench -- engine --size ${SIZE:-20} --jobs ${JOBS:-40} --compare pinned:off --trace "$OUT/trace.json" > "$OUT/engine.log" 2>&1; echo "engine bench exit $?"
+  tail -30 "$OUT/engine.log"
+  cp bench/RESULTS.md "$OUT/RESULTS.md"
+fi

@@ -1,0 +1,220 @@
+// The engine measuring itself under sustained load (`cuzk bench`, `npm run bench -- engine`): a
+// stream of single-proof jobs of one key and witness, `concurrency` of them kept in flight, after
+// `warmup` jobs that fill the key cache and the pinned pool (then PinnedPool.markWarm()). Every
+// figure covers the measured window only (warm-up excluded): throughput, submit→completed latency,
+// GPU kernel utilisation from the lanes' device-event totals, H2D GB/s from the h2d spans, and the
+// issue-4 target "throughput >= 0.9 / GPU time per proof" (per GPU lane). Every proof is verified
+// by the engine before it is returned; a job that fails is counted, never retried.
+import type { EngineConfig, KeyInfo } from './api.js';
+import { createEngine } from './create.js';
+import type { Engine } from './engine.js';
+import type { PinnedPoolStats } from './pinned-pool.js';
+
+export interface StreamOptions {
+  /** .zkey path */
+  zkey: string;
+  /** .wtns file bytes, proved once per job */
+  witness: Uint8Array;
+  jobs: number;
+  /** Jobs kept in flight; default 2 × engine.maxRunning (the engine runs 2 per lane, 2 more wait
+   * in its queue so a freed slot is taken at once, not after the bench's own await round trip). */
+  concurrency?: number;
+  /** Jobs run before the measured window; default engine.maxRunning (2 per lane): fewer leaves the
+   * pool short of the buffers that many jobs in flight need, and it allocates in the window. */
+  warmup?: number;
+  onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+export interface StreamStats {
+  pinned: boolean;
+  backend: 'cpu' | 'cuda';
+  lanes: string[];
+  key: Pick<KeyInfo, 'curve' | 'domainSize' | 'nVars'>;
+  jobs: number;
+  warmup: number;
+  concurrency: number;
+  completed: number;
+  failed: number;
+  /** Distinct failure reasons ("E_CODE: message"), at most 5. */
+  errors: string[];
+  wallMs: number;
+  proofsPerSec: number;
+  /** submit → completed, as the caller sees it */
+  latencyMs: { p50: number; p99: number; mean: number; max: number };
+  /** Device time per proof: GPU kernel ms (device events) on GPUs, lane busy ms on the CPU core. */
+  deviceMsPerProof: number;
+  deviceTime: 'gpu-kernels' | 'lane-busy';
+  /** Sum of lane kernel-ms deltas / (window wall × GPU lanes); null without a GPU. */
+  gpuUtilisation: number | null;
+  /** Sum of lane busy-ms deltas / (window wall × lanes). */
+  laneBusyRatio: number;
+  h2d: { bytes: number; ms: number; gbPerSec: number | null };
+  /** Target throughput 0.9 × lanes / device time per proof, and measured / target (>= 1 meets it). */
+  targetProofsPerSec: number;
+  targetRatio: number;
+  /** Largest RSS sampled during this run (key load, warm-up, window). */
+  peakRssMiB: number;
+  pool: PinnedPoolStats;
+}
+
+export interface BenchOptions extends StreamOptions {
+  config?: EngineConfig;
+  /** Also run the same stream with `pinned: false` (pageable buffers) and report the ratios. */
+  comparePinnedOff?: boolean;
+  /** Chrome/Perfetto trace of the main run; the pinned-off run goes beside it (-pinned-off.json). */
+  tracePath?: string;
+}
+
+export interface BenchResult {
+  run: StreamStats;
+  off?: StreamStats;
+  /** pinned / off, for --compare pinned:off */
+  ratios?: { proofsPerSec: number; latencyP50: number; h2dGbPerSec: number | null; deviceMsPerProof: number };
+}
+
+const percentile = (sorted: number[], q: number): number => (sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!);
+
+/** Runs `n` jobs with `c` in flight; returns the completed jobs' latencies and the failures. */
+async function pump(engine: Engine, key: string, witness: Uint8Array, n: number, c: number, onDone: (done: number) => void): Promise<{ latencies: number[]; errors: string[] }> {
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const t0 = performance.now();
+      try {
+        const info = await engine.await(engine.submit({ key, witnesses: [witness] }).id);
+        if (info.state === 'completed') latencies.push(performance.now() - t0);
+        else errors.push(`${info.error?.code ?? info.state}: ${info.error?.message ?? ''}`);
+      } catch (e) {
+        errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: ${(e as Error)?.message ?? String(e)}`);
+      }
+      onDone(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(c, n) }, worker));
+  return { latencies, errors };
+}
+
+/** Measures one stream on a running engine (the caller owns the engine and closes it). */
+export async function runStream(engine: Engine, opts: StreamOptions): Promise<StreamStats> {
+  const warmup = opts.warmup ?? engine.maxRunning;
+  const concurrency = opts.concurrency ?? 2 * engine.maxRunning;
+  const progress = opts.onProgress ?? (() => {});
+  let rssMax = process.memoryUsage.rss();
+  const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage.rss())), 20);
+  sampler.unref();
+  try {
+    const ki = await engine.loadKey(opts.zkey);
+    const warm = await pump(engine, ki.id, opts.witness, warmup, concurrency, (d) => progress('warm-up', d, warmup));
+    engine.pool.markWarm();
+    const lanes = engine.lanes;
+    const kernel0 = lanes.map((l) => l.kernelMs);
+    const busy0 = lanes.map((l) => l.busyMs);
+    const t0 = performance.now();
+    const run = await pump(engine, ki.id, opts.witness, opts.jobs, concurrency, (d) => progress('proving', d, opts.jobs));
+    const wallMs = performance.now() - t0;
+    rssMax = Math.max(rssMax, process.memoryUsage.rss());
+
+    const completed = run.latencies.length;
+    const gpuLanes = lanes.filter((l) => l.device >= 0).length;
+    const kernelMs = lanes.reduce((s, l, i) => s + l.kernelMs - kernel0[i]!, 0);
+    const busyMs = lanes.reduce((s, l, i) => s + l.busyMs - busy0[i]!, 0);
+    const deviceMs = gpuLanes > 0 ? kernelMs : busyMs;
+    const deviceMsPerProof = completed > 0 ? deviceMs / completed : 0;
+    const h2dSpans = engine.spans.spans().filter((s) => s.phase === 'h2d' && s.start >= t0);
+    const h2dBytes = h2dSpans.reduce((s, x) => s + (x.bytes ?? 0), 0);
+    const h2dMs = h2dSpans.reduce((s, x) => s + x.dur, 0);
+    const sorted = [...run.latencies].sort((a, b) => a - b);
+    const proofsPerSec = completed / (wallMs / 1000);
+    const targetProofsPerSec = deviceMsPerProof > 0 ? (0.9 * lanes.length * 1000) / deviceMsPerProof : 0;
+    const st = engine.status();
+    return {
+      pinned: st.pinnedPool.enabled,
+      backend: st.backend,
+      lanes: lanes.map((l) => `${l.id} ${l.name}`),
+      key: { curve: ki.curve, domainSize: ki.domainSize, nVars: ki.nVars },
+      jobs: opts.jobs,
+      warmup,
+      concurrency,
+      completed,
+      failed: opts.jobs - completed + (warmup - warm.latencies.length),
+      errors: [...new Set([...warm.errors, ...run.errors])].slice(0, 5),
+      wallMs,
+      proofsPerSec,
+      latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, completed), max: sorted.at(-1) ?? 0 },
+      deviceMsPerProof,
+      deviceTime: gpuLanes > 0 ? 'gpu-kernels' : 'lane-busy',
+      gpuUtilisation: gpuLanes > 0 ? kernelMs / (wallMs * gpuLanes) : null,
+      laneBusyRatio: busyMs / (wallMs * lanes.length),
+      h2d: { bytes: h2dBytes, ms: h2dMs, gbPerSec: h2dMs > 0 ? h2dBytes / 1e6 / h2dMs : null },
+      targetProofsPerSec,
+      targetRatio: targetProofsPerSec > 0 ? proofsPerSec / targetProofsPerSec : 0,
+      peakRssMiB: rssMax / 2 ** 20,
+      pool: st.pinnedPool,
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** Where the pinned-off run's trace goes, beside the main one. */
+export function offTracePath(p: string): string {
+  return p.endsWith('.json') ? `${p.slice(0, -5)}-pinned-off.json` : `${p}-pinned-off`;
+}
+
+async function withEngine(config: EngineConfig, opts: StreamOptions): Promise<StreamStats> {
+  const engine = await createEngine({ ...config, verify: true });
+  try {
+    return await runStream(engine, opts);
+  } finally {
+    await engine.close(); // writes config.tracePath
+  }
+}
+
+/** The stream on a fresh engine, and with `comparePinnedOff` again on a second engine with
+ * `pinned: false`, one after the other in this process (never both alive at once). */
+export async function benchEngine(opts: BenchOptions): Promise<BenchResult> {
+  const base: EngineConfig = { ...opts.config };
+  const run = await withEngine({ ...base, pinned: base.pinned ?? true, tracePath: opts.tracePath }, opts);
+  if (!opts.comparePinnedOff) return { run };
+  const off = await withEngine({ ...base, pinned: false, tracePath: opts.tracePath && offTracePath(opts.tracePath) }, {
+    ...opts,
+    onProgress: opts.onProgress && ((phase, d, t) => opts.onProgress!(`${phase} (pinned off)`, d, t)),
+  });
+  const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
+  return {
+    run,
+    off,
+    ratios: {
+      proofsPerSec: ratio(run.proofsPerSec, off.proofsPerSec),
+      latencyP50: ratio(run.latencyMs.p50, off.latencyMs.p50),
+      h2dGbPerSec: run.h2d.gbPerSec !== null && off.h2d.gbPerSec !== null ? ratio(run.h2d.gbPerSec, off.h2d.gbPerSec) : null,
+      deviceMsPerProof: ratio(run.deviceMsPerProof, off.deviceMsPerProof),
+    },
+  };
+}
+
+/** Result rows for a table: label, main run, pinned-off run, ratio (empty strings where absent). */
+export function benchRows(r: BenchResult): [string, string, string, string][] {
+  const f = (x: number | null | undefined, d: number) => (x === null || x === undefined ? '-' : x.toFixed(d));
+  const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(1)}%`);
+  const row = (label: string, get: (s: StreamStats) => string, ratio?: number | null): [string, string, string, string] =>
+    [label, get(r.run), r.off ? get(r.off) : '', r.ratios && ratio !== undefined ? (ratio === null ? '-' : `${ratio.toFixed(2)}x`) : ''];
+  const dev = r.run.deviceTime === 'gpu-kernels' ? 'GPU kernel' : 'lane busy';
+  return [
+    row('jobs completed / failed', (s) => `${s.completed} / ${s.failed}`),
+    row('proofs/s', (s) => f(s.proofsPerSec, 2), r.ratios?.proofsPerSec),
+    row('latency p50 ms', (s) => f(s.latencyMs.p50, 0), r.ratios?.latencyP50),
+    row('latency p99 ms', (s) => f(s.latencyMs.p99, 0)),
+    row('GPU kernel utilisation', (s) => pct(s.gpuUtilisation)),
+    row('lane busy', (s) => pct(s.laneBusyRatio)),
+    row('H2D GB/s', (s) => f(s.h2d.gbPerSec, 1), r.ratios?.h2dGbPerSec),
+    row(`${dev} ms per proof`, (s) => f(s.deviceMsPerProof, 1), r.ratios?.deviceMsPerProof),
+    row('throughput / (0.9 / device time)', (s) => `${f(s.targetRatio, 2)} ${s.targetRatio >= 1 ? '(met)' : '(below)'}`),
+    row('peak RSS MiB', (s) => f(s.peakRssMiB, 0)),
+    row('pool allocations after warm-up', (s) => String(s.pool.allocationsAfterWarmup)),
+  ];
+}

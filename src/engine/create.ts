@@ -1,0 +1,71 @@
+// createEngine(): resolves the configuration against the machine (backend, GPUs, memory) and
+// assembles an Engine from its parts. The one log line of the core load says which backend runs.
+import { totalmem } from 'node:os';
+import { CuzkError, DeviceError } from '../errors.js';
+import { loadCore } from '../ffi/load.js';
+import { gpuCount, gpuDescribe, setThreads } from '../ffi/native.js';
+import { log } from '../log.js';
+import type { EngineConfig } from './api.js';
+import { MemoryBudget, type Request } from './budget.js';
+import { Engine } from './engine.js';
+import { DeviceLane } from './gpu-worker.js';
+import { KeyCache } from './key-cache.js';
+import { EngineMetrics } from './metrics.js';
+import { PinnedPool } from './pinned-pool.js';
+import { SpanRecorder } from './spans.js';
+import { WitnessPool } from './witness-pool.js';
+
+/** The effective configuration: every default filled in from the machine. */
+export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineConfig, 'tracePath' | 'testRandomness' | 'memory'>> & Pick<EngineConfig, 'tracePath' | 'testRandomness'> & { memory: { host: number; pinned: number; gpu: number } } {
+  const ram = totalmem();
+  return {
+    backend: config.backend ?? 'auto',
+    threads: config.threads ?? 0,
+    memory: {
+      host: config.memory?.host ?? Math.floor(0.75 * ram),
+      pinned: config.memory?.pinned ?? Math.floor(0.5 * ram),
+      gpu: config.memory?.gpu ?? 0, // 0 = 90% of each GPU's memory
+    },
+    pinned: config.pinned ?? true,
+    maxQueue: config.maxQueue ?? 1024,
+    maxPartitions: config.maxPartitions ?? 64,
+    verify: config.verify ?? true,
+    keyIdleMs: config.keyIdleMs ?? 0,
+    tracePath: config.tracePath,
+    testRandomness: config.testRandomness,
+  };
+}
+
+export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
+  const cfg = resolveConfig(config);
+  const core = loadCore();
+  if (cfg.threads > 0) setThreads(cfg.threads);
+  const gpus = cfg.backend === 'cpu' || core.backend !== 'cuda' ? 0 : gpuCount();
+  if (cfg.backend === 'cuda' && gpus === 0) {
+    throw new DeviceError('E_NO_DEVICE', `backend "cuda" was asked for but ${core.backend === 'cuda' ? 'no usable GPU was found' : 'the CUDA build is not loaded (build with nvcc present; CUZK_BACKEND=cuda)'}`);
+  }
+  const limits: Request = { host: cfg.memory.host, pinned: cfg.memory.pinned };
+  const lanes: DeviceLane[] = [];
+  for (let d = 0; d < gpus; d++) {
+    const g = gpuDescribe(d);
+    limits[`gpu:${d}`] = cfg.memory.gpu > 0 ? Math.min(cfg.memory.gpu, g.memoryTotal) : Math.floor(0.9 * g.memoryTotal);
+    lanes.push(new DeviceLane(d, g.name, g.memoryTotal, () => gpuDescribe(d).memoryFree));
+  }
+  if (lanes.length === 0) lanes.push(new DeviceLane(-1, 'CPU core', cfg.memory.host, () => 0));
+  for (const [p, b] of Object.entries(limits)) if (!(b! > 0)) throw new CuzkError('E_INVALID_ARG', `memory limit for ${p} must be positive`);
+  const budget = new MemoryBudget(limits);
+  const usePinned = cfg.pinned;
+  const engine = new Engine({
+    config: cfg,
+    backend: gpus > 0 ? 'cuda' : 'cpu',
+    budget,
+    pool: new PinnedPool(budget, { enabled: usePinned }),
+    keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs }),
+    lanes,
+    witnesses: new WitnessPool(),
+    spans: new SpanRecorder(),
+    metrics: (status) => new EngineMetrics(status),
+  });
+  log.info('engine started', { backend: gpus > 0 ? 'cuda' : 'cpu', devices: lanes.map((l) => `${l.id} ${l.name}`), pinned: usePinned, memory: limits });
+  return engine;
+}

@@ -1,0 +1,196 @@
+// KeyCache: proving keys loaded once and shared by every job of their circuit. A key's host bytes
+// are reserved in the budget (pool 'pinned' when a GPU will read it, else 'host') before it is read;
+// on a GPU its points are uploaded once per device (reserved in 'gpu:N') and stay there. Keys in
+// use are never evicted; idle ones go least-recently-used first when the budget needs their memory
+// (a reclaimer), after keyIdleMs when set, or on request.
+import path from 'node:path';
+import { CuzkError, InputError } from '../errors.js';
+import { log } from '../log.js';
+import type { KeyInfo, Residency } from './api.js';
+import type { MemoryBudget, PoolName, Reservation } from './budget.js';
+import { ProvingKey } from './proving-key.js';
+
+interface DeviceSlot {
+  reservation?: Reservation;
+  upload: Promise<void>;
+}
+
+export interface KeyEntry {
+  readonly id: string;
+  readonly path: string;
+  key?: ProvingKey;
+  loading?: Promise<ProvingKey>;
+  hostReservation?: Reservation;
+  readonly devices: Map<number, DeviceSlot>;
+  users: number;
+  loadedAt: number;
+  lastUsedAt: number;
+}
+
+export class KeyCache {
+  readonly #entries = new Map<string, KeyEntry>();
+  readonly #budget: MemoryBudget;
+  readonly #pinned: boolean;
+  readonly #idleMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(budget: MemoryBudget, opts: { pinned: boolean; idleMs: number }) {
+    this.#budget = budget;
+    this.#pinned = opts.pinned;
+    this.#idleMs = opts.idleMs;
+    budget.onPressure((want) => this.#reclaim(want));
+    if (opts.idleMs > 0) {
+      this.#timer = setInterval(() => this.evictIdle(this.#idleMs), Math.min(opts.idleMs, 10_000));
+      this.#timer.unref();
+    }
+  }
+
+  /** The entry for a key id, or for a .zkey path (registered under its resolved path). */
+  resolve(idOrPath: string): KeyEntry {
+    const byId = this.#entries.get(idOrPath);
+    if (byId) return byId;
+    if (!idOrPath.endsWith('.zkey') && !idOrPath.includes('/')) {
+      throw new InputError('E_NOT_FOUND', `unknown key "${idOrPath}": load it first (LoadKey) or pass the path of a .zkey file`);
+    }
+    const abs = path.resolve(idOrPath);
+    for (const e of this.#entries.values()) if (e.path === abs) return e; // loaded under another id
+    return this.#register(abs, abs);
+  }
+
+  register(zkeyPath: string, id?: string): KeyEntry {
+    const abs = path.resolve(zkeyPath);
+    const key = id ?? abs;
+    const existing = this.#entries.get(key);
+    if (existing) {
+      if (existing.path !== abs) throw new InputError('E_INVALID_ARG', `key id "${key}" is already used for ${existing.path}`);
+      return existing;
+    }
+    return this.#register(key, abs);
+  }
+
+  #register(id: string, abs: string): KeyEntry {
+    const e: KeyEntry = { id, path: abs, devices: new Map(), users: 0, loadedAt: 0, lastUsedAt: Date.now() };
+    this.#entries.set(id, e);
+    return e;
+  }
+
+  /** Loads (once) and returns the host key; the caller must hold a use (acquire). */
+  load(e: KeyEntry, signal?: AbortSignal): Promise<ProvingKey> {
+    if (e.key) return Promise.resolve(e.key);
+    e.loading ??= (async () => {
+      try {
+        const { bytes } = ProvingKey.inspect(e.path);
+        const pool: PoolName = this.#pinned ? 'pinned' : 'host';
+        e.hostReservation = await this.#budget.reserve({ [pool]: bytes }, `key ${e.path}`, signal);
+        const t0 = performance.now();
+        const key = await ProvingKey.load(e.path, { pinned: this.#pinned });
+        e.key = key;
+        e.loadedAt = Date.now();
+        log.info('key loaded', { key: e.id, bytes, ms: Math.round(performance.now() - t0), pinned: this.#pinned });
+        return key;
+      } catch (err) {
+        e.hostReservation?.release();
+        e.hostReservation = undefined;
+        throw err;
+      } finally {
+        e.loading = undefined;
+      }
+    })();
+    return e.loading;
+  }
+
+  /** Makes the key's points resident on GPU `device` (once; concurrent callers share the upload). */
+  onDevice(e: KeyEntry, device: number, signal?: AbortSignal): Promise<void> {
+    const have = e.devices.get(device);
+    if (have) return have.upload;
+    const key = e.key;
+    if (!key) throw new CuzkError('E_INTERNAL', `key ${e.id} is not loaded`);
+    const slot: DeviceSlot = { upload: Promise.resolve() };
+    slot.upload = (async () => {
+      slot.reservation = await this.#budget.reserve({ [`gpu:${device}`]: key.native.gpuBytes }, `key ${e.id} on gpu:${device}`, signal);
+      await key.native.gpuUpload(device);
+    })();
+    slot.upload.catch(() => {
+      if (e.devices.get(device) === slot) e.devices.delete(device);
+      slot.reservation?.release();
+    });
+    e.devices.set(device, slot);
+    return slot.upload;
+  }
+
+  acquire(e: KeyEntry): void {
+    e.users++;
+    e.lastUsedAt = Date.now();
+  }
+
+  releaseUse(e: KeyEntry): void {
+    e.users = Math.max(0, e.users - 1);
+    e.lastUsedAt = Date.now();
+  }
+
+  /** Frees an idle key (host and devices); throws while jobs use it. */
+  evict(id: string): void {
+    const e = this.#entries.get(id);
+    if (!e) throw new InputError('E_NOT_FOUND', `unknown key "${id}"`);
+    if (e.users > 0) throw new InputError('E_INVALID_ARG', `key "${id}" is in use by ${e.users} job(s): cancel them or wait`);
+    this.#unload(e);
+    this.#entries.delete(id);
+  }
+
+  evictIdle(idleMs: number): void {
+    const now = Date.now();
+    for (const e of this.#entries.values()) if (e.users === 0 && e.key && now - e.lastUsedAt >= idleMs) this.#unload(e);
+  }
+
+  info(e: KeyEntry): KeyInfo | undefined {
+    const k = e.key;
+    if (!k) return undefined;
+    const residency: Residency = e.devices.size > 0 ? 'gpu' : this.#pinned ? 'pinned' : 'host';
+    const h = k.header;
+    return {
+      id: e.id, path: e.path, curve: h.curve, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize,
+      bytes: k.bytes, residency, users: e.users, loadedAt: e.loadedAt, lastUsedAt: e.lastUsedAt,
+    };
+  }
+
+  list(): KeyInfo[] {
+    return [...this.#entries.values()].flatMap((e) => this.info(e) ?? []);
+  }
+
+  close(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    for (const e of this.#entries.values()) this.#unload(e);
+    this.#entries.clear();
+  }
+
+  #unload(e: KeyEntry): void {
+    for (const [device, slot] of e.devices) {
+      try {
+        e.key?.native.gpuEvict(device);
+      } finally {
+        slot.reservation?.release();
+      }
+    }
+    e.devices.clear();
+    if (e.key) log.info('key evicted', { key: e.id });
+    e.key?.release();
+    e.key = undefined;
+    e.hostReservation?.release();
+    e.hostReservation = undefined;
+  }
+
+  // Budget pressure: free idle keys, least recently used first, from the pools that are short.
+  #reclaim(want: Partial<Record<PoolName, number>>): void {
+    const idle = [...this.#entries.values()].filter((e) => e.users === 0 && e.key).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+    for (const e of idle) {
+      const gpuWanted = [...e.devices.keys()].filter((d) => (want[`gpu:${d}`] ?? 0) > 0);
+      const hostWanted = (want.host ?? 0) > 0 || (want.pinned ?? 0) > 0;
+      if (hostWanted) this.#unload(e);
+      else for (const d of gpuWanted) {
+        e.key?.native.gpuEvict(d);
+        e.devices.get(d)?.reservation?.release();
+        e.devices.delete(d);
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+// One partition (one proof) of a job through the pipeline:
+//   witness (worker thread, when inputs were sent) → witness into a pooled pinned buffer →
+//   synthesis: A·w ‖ B·w into a pooled pinned buffer (native CPU threads, one at a time) →
+//   phase 2 on the least-loaded device lane (H2D, NTT, MSM; GPU scratch reserved for the call) →
+//   finalize (decode) → verify → buffers back to the pool.
+// Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
+// request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED.
+import { randomBytes } from 'node:crypto';
+import { CuzkError, ProofError } from '../errors.js';
+import { decodeG1, decodeG2, g1Bytes, g2Bytes, leToBigint, scalarToLe } from '../formats/lem.js';
+import { proofToJson, publicToJson, type Groth16Proof } from '../formats/proof-json.js';
+import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
+import type { ProveStats } from '../ffi/groth16-key.js';
+import type { ProofOutput } from './api.js';
+import type { MemoryBudget, Request } from './budget.js';
+import type { DeviceLane } from './gpu-worker.js';
+import type { Job } from './job.js';
+import type { PinnedPool } from './pinned-pool.js';
+import type { ProvingKey } from './proving-key.js';
+import type { SpanRecorder } from './spans.js';
+import { verifyGroth16Async } from './verifier.js';
+import type { WitnessPool } from './witness-pool.js';
+
+export interface PipelineDeps {
+  budget: MemoryBudget;
+  pool: PinnedPool;
+  spans: SpanRecorder;
+  witnesses: WitnessPool;
+  lanes: DeviceLane[];
+  /** Serialises phase 1 (the native thread pool runs one parallel region at a time anyway). */
+  cpu: { tail: Promise<unknown> };
+  /** Uploads the key to a device once (KeyCache.onDevice). */
+  ensureOnDevice: (device: number, signal: AbortSignal) => Promise<void>;
+  verify: boolean;
+  testRandomness?: { r: bigint; s: bigint };
+}
+
+/** Device scratch of one phase-2 call: A, B, C, T vectors, the witness, and two concurrent MSMs. */
+export function deviceScratchBytes(domainSize: number, nVars: number): number {
+  return 4 * domainSize * 32 + nVars * 32 + 2 * (domainSize * 64 + nVars * 16) + (128 << 20);
+}
+
+/** Host scratch of one phase-2 call on the CPU core: the C vector and MSM buckets. */
+export function cpuScratchBytes(domainSize: number): number {
+  return domainSize * 32 + (64 << 20);
+}
+
+function randomScalar(r: bigint): bigint {
+  return leToBigint(randomBytes(64)) % r; // 512 bits reduced: bias below 2^-250
+}
+
+function leastLoaded(lanes: DeviceLane[]): DeviceLane {
+  return lanes.reduce((a, b) => (b.load < a.load ? b : a));
+}
+
+export async function provePartition(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
+  const { spans, pool } = deps;
+  const signal = job.abort.signal;
+  const h = key.header;
+  const stopped = () => {
+    if (job.cancelFlag[0]) throw new CuzkError('E_CANCELLED', `job ${job.id} was ${job.stopAs ?? 'cancelled'}`);
+  };
+  const span = { jobId: job.id, partition: part };
+
+  // witness: sent as a .wtns image, or computed from the circuit inputs in a worker thread
+  const name = job.partitions > 1 ? `job ${job.id} witness ${part}` : `job ${job.id} witness`;
+  let image = job.request.witnesses?.[part];
+  if (!image) {
+    const t0 = performance.now();
+    image = await deps.witnesses.compute(job.request.wasm!, job.request.inputs![part], name);
+    const dur = performance.now() - t0;
+    spans.record({ ...span, phase: 'witness', track: 'witness', start: t0, dur });
+    job.addPhase('witness', dur, part);
+  }
+  stopped();
+  const wtns = WtnsFile.fromBytes(image, name);
+  checkWitnessMatchesKey(wtns.header, h, name);
+
+  const [wBuf, abBuf] = await pool.checkoutMany([h.nVars * 32, key.native.abBytes], `${name} buffers`, signal);
+  try {
+    const witness = wtns.readWitness(wBuf!.bytes);
+    const publicSignals = Array.from({ length: h.nPublic }, (_, i) => leToBigint(witness, 32 * (i + 1), 32));
+    stopped();
+
+    // phase 1 on the CPU threads, one at a time
+    const ab = abBuf!.bytes;
+    const run1 = deps.cpu.tail.then(async () => {
+      stopped();
+      const t0 = performance.now();
+      const st = await key.native.synthesize(witness, ab, job.cancelFlag);
+      spans.record({ ...span, phase: 'synthesis', track: 'synthesis', start: t0, dur: performance.now() - t0 });
+      job.addPhase('synthesis', st.synthMs, part);
+    });
+    deps.cpu.tail = run1.catch(() => undefined);
+    await run1;
+
+    // phase 2 on a device lane
+    const lane = leastLoaded(deps.lanes);
+    const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
+    const r = deps.testRandomness?.r ?? randomScalar(h.r);
+    const s = deps.testRandomness?.s ?? randomScalar(h.r);
+    const out = new Uint8Array(2 * g1Bytes(key.curve) + g2Bytes(key.curve));
+    const t2 = { start: 0 };
+    const stats = await lane.run(job.id, async (): Promise<ProveStats> => {
+      stopped();
+      if (lane.device >= 0) await deps.ensureOnDevice(lane.device, signal);
+      const res = await deps.budget.reserve(scratch, `job ${job.id} ${lane.id} scratch`, signal);
+      try {
+        t2.start = performance.now();
+        return await key.native.proveAb(witness, ab, lane.device, scalarToLe(r % h.r), scalarToLe(s % h.r), out, job.cancelFlag);
+      } finally {
+        res.release();
+      }
+    });
+    abBuf!.release();
+    wBuf!.release();
+    job.device = lane.id;
+    recordPhase2(job, part, lane.id, t2.start, stats, spans);
+
+    // finalize and verify: a wrong proof is never returned
+    let t0 = performance.now();
+    const proof: Groth16Proof = {
+      curve: h.curve,
+      a: decodeG1(out, key.curve, 0, 'proof A'),
+      b: decodeG2(out, key.curve, g1Bytes(key.curve), 'proof B'),
+      c: decodeG1(out, key.curve, g1Bytes(key.curve) + g2Bytes(key.curve), 'proof C'),
+    };
+    const result = { proof: proofToJson(proof), publicSignals: publicToJson(publicSignals) };
+    let dur = performance.now() - t0;
+    spans.record({ ...span, phase: 'finalize', track: 'finalize', start: t0, dur });
+    job.addPhase('finalize', dur, part);
+    if (deps.verify) {
+      t0 = performance.now();
+      const ok = await verifyGroth16Async(key.vk, publicSignals, proof, key.vkBytes);
+      dur = performance.now() - t0;
+      spans.record({ ...span, phase: 'verify', track: 'finalize', start: t0, dur });
+      job.addPhase('verify', dur, part);
+      if (!ok) throw new ProofError('E_PROOF_INVALID', `${name}: the proof does not verify: the witness does not satisfy the circuit of ${h.path}`);
+    }
+    return result;
+  } finally {
+    abBuf!.release();
+    wBuf!.release();
+  }
+}
+
+// Phase-2 spans laid out from the native stats: H2D first, then NTT, then the MSMs (on the GPU the
+// witness MSMs overlap the NTTs on a second stream; kernelMs counts that overlap once).
+function recordPhase2(job: Job, part: number, track: string, start: number, st: ProveStats, spans: SpanRecorder): void {
+  const base = { jobId: job.id, partition: part, track };
+  let t = start;
+  if (st.device >= 0) {
+    spans.record({ ...base, phase: 'h2d', start: t, dur: st.h2dMs, bytes: st.h2dBytes, args: { gbps: +(st.h2dBytes / 1e6 / Math.max(st.h2dMs, 1e-3)).toFixed(1) } });
+    job.addPhase('h2d', st.h2dMs, part, st.h2dBytes);
+    t += st.h2dMs;
+  }
+  spans.record({ ...base, phase: 'ntt', start: t, dur: st.nttMs });
+  job.addPhase('ntt', st.nttMs, part);
+  t += st.nttMs;
+  const msmWall = Math.max(0, st.totalMs - st.finishMs - (t - start));
+  spans.record({ ...base, phase: 'msm', start: t, dur: msmWall, args: { kernel_ms: +st.kernelMs.toFixed(2), msm_stream_ms: +st.msmMs.toFixed(2) } });
+  job.addPhase('msm', msmWall, part);
+  if (st.device >= 0) {
+    spans.record({ ...base, phase: 'd2h', start: t + msmWall, dur: st.d2hMs });
+    job.addPhase('d2h', st.d2hMs, part);
+  }
+}

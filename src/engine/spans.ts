@@ -1,0 +1,86 @@
+// Spans: every phase of every proof as a timed interval on a track (the queue, the CPU synthesis
+// lane, each device), with the bytes it moved. The recorder keeps a bounded ring of recent spans
+// for the trace file and hands each finished span to listeners (metrics, job timings, progress
+// events). The trace is Chrome's JSON trace-event format ("X" complete events, one thread per
+// track), which Perfetto and chrome://tracing open.
+import { writeFileSync } from 'node:fs';
+import type { Phase } from './api.js';
+
+export interface Span {
+  phase: Phase;
+  jobId: string;
+  partition: number;
+  /** 'queue', 'witness', 'synthesis' (phase 1, CPU threads), 'cpu' or 'gpu:N' (phase 2 on that lane), 'finalize' */
+  track: string;
+  /** performance.now() ms */
+  start: number;
+  dur: number;
+  bytes?: number;
+  args?: Record<string, number | string>;
+}
+
+type Listener = (s: Span) => void;
+
+export class SpanRecorder {
+  readonly #ring: Span[] = [];
+  readonly #cap: number;
+  readonly #listeners: Listener[] = [];
+  readonly origin = performance.now();
+  readonly originEpochMs = Date.now();
+
+  constructor(capacity = 200_000) {
+    this.#cap = capacity;
+  }
+
+  onSpan(fn: Listener): void {
+    this.#listeners.push(fn);
+  }
+
+  record(s: Span): void {
+    if (this.#ring.length >= this.#cap) this.#ring.shift();
+    this.#ring.push(s);
+    for (const fn of this.#listeners) fn(s);
+  }
+
+  /** Times `fn` as a span that ends when it settles (also on failure). */
+  async time<T>(base: Omit<Span, 'start' | 'dur'>, fn: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.record({ ...base, start, dur: performance.now() - start });
+    }
+  }
+
+  spans(): readonly Span[] {
+    return this.#ring;
+  }
+
+  /** Chrome trace JSON of the recorded spans; tracks become named threads of one process. */
+  traceJson(): string {
+    const tids = new Map<string, number>();
+    const tid = (track: string) => {
+      let t = tids.get(track);
+      if (t === undefined) tids.set(track, (t = tids.size + 1));
+      return t;
+    };
+    const events: object[] = this.#ring.map((s) => ({
+      name: s.phase,
+      cat: s.track.startsWith('gpu') ? 'gpu' : s.track,
+      ph: 'X',
+      pid: 1,
+      tid: tid(s.track),
+      // end rounded on its own, so spans laid end to end stay end to end
+      ts: Math.round((s.start - this.origin) * 1000),
+      dur: Math.max(1, Math.round((s.start + s.dur - this.origin) * 1000) - Math.round((s.start - this.origin) * 1000)),
+      args: { job: s.jobId, partition: s.partition, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}), ...s.args },
+    }));
+    for (const [track, t] of tids) events.push({ name: 'thread_name', ph: 'M', pid: 1, tid: t, args: { name: track } });
+    events.push({ name: 'process_name', ph: 'M', pid: 1, tid: 0, args: { name: 'cuzk engine' } });
+    return JSON.stringify({ traceEvents: events, displayTimeUnit: 'ms', otherData: { startedAt: new Date(this.originEpochMs).toISOString() } });
+  }
+
+  writeTrace(file: string): void {
+    writeFileSync(file, this.traceJson());
+  }
+}
