@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type ProvingEngine } from '../engine/api.js';
+import { requestDigest } from '../engine/scheduler.js';
 import type { ServeConfig } from './config.js';
-import { jobFingerprint } from './job-book.js';
 import type { JobStore, StoredJob } from './job-store.js';
 import type { Logger } from './logger.js';
 import { checkJobRequest } from './request-check.js';
@@ -45,7 +45,7 @@ export class JobService {
   async submit(req: JobRequest): Promise<{ job: JobInfo; deduplicated: boolean }> {
     if (!this.#accepting) throw new ResourceError('E_OVERLOADED', 'the daemon is shutting down: not accepting jobs', { retryable: true, details: { draining: true } });
     checkJobRequest(req, { maxJobBytes: this.cfg.maxJobBytes, maxPartitions: this.cfg.maxPartitions });
-    const fingerprint = jobFingerprint(req);
+    const fingerprint = requestDigest(req);
     if (req.requestId !== undefined) {
       const prior = await this.store.byRequestId(req.requestId);
       if (prior) return this.#dedup(prior, fingerprint);

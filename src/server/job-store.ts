@@ -8,7 +8,7 @@ import type { JobInfo, JobRequest, JobState, Priority } from '../engine/api.js';
 export interface StoredJob {
   id: string;
   requestId?: string;
-  /** Hash of the request content (job-book.ts jobFingerprint): a reused request id must match it. */
+  /** Hash of the request content (the engine's requestDigest): a reused request id must match it. */
   fingerprint: string;
   key: string;
   priority: Priority;

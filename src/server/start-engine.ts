@@ -1,10 +1,8 @@
-// The engine `cuzk serve` runs. MERGE(engine): return `createEngine(cfg)` from src/engine/engine.ts
-// once it lands; until then the stand-in DirectEngine (sequential, CPU or the CUDA build as loaded).
+// The engine `cuzk serve` runs: the pipelined engine (src/engine/create.ts). The daemon programs
+// only against ProvingEngine (src/engine/api.ts), so any implementation drops in here.
 import type { EngineConfig, ProvingEngine } from '../engine/api.js';
-import { setThreads } from '../ffi/native.js';
-import { DirectEngine } from './direct-engine.js';
+import { createEngine } from '../engine/create.js';
 
-export async function startEngine(cfg: EngineConfig): Promise<ProvingEngine> {
-  if (cfg.threads) setThreads(cfg.threads);
-  return new DirectEngine(cfg);
+export function startEngine(cfg: EngineConfig): Promise<ProvingEngine> {
+  return createEngine(cfg);
 }

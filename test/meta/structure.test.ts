@@ -51,7 +51,7 @@ describe('code shape', () => {
       'src/ffi/': ['/engine/', '/cli/', '/dev/', '/formats/', '/server/', '/client/', '/rpc/'],
       'src/engine/': ['/cli/', '/dev/', '/server/', '/client/', '/rpc/'],
       'src/rpc/': ['/engine/', '/ffi/', '/formats/', '/cli/', '/dev/', '/server/', '/client/'],
-      'src/server/': ['/cli/', '/client/', '/dev/'],
+      'src/server/': ['/cli/', '/client/', '/dev/', '/ffi/'],
       'src/client/': ['/cli/', '/server/', '/ffi/', '/dev/'],
     };
     for (const p of sources) {

@@ -132,7 +132,7 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
     assert.equal(s.devices[0]?.id, 'cpu');
     assert.ok((s.journal.completed ?? 0) >= 5);
     const m = await sdk.metrics();
-    assert.match(m, /^cuzk_jobs_submitted_total \d+$/m);
+    assert.match(m, /^cuzk_jobs_total\{state="completed"\} \d+$/m);
     assert.match(m, /^cuzk_journal_jobs\{state="completed"\} \d+$/m);
   });
 });
@@ -209,7 +209,8 @@ describe('cuzk serve: JSON over HTTP (fetch)', () => {
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
     const text = await r.text();
-    assert.match(text, /^# TYPE cuzk_jobs_finished_total counter$/m);
-    assert.match(text, /^cuzk_queue_jobs\{priority="normal"\} \d+$/m);
+    assert.match(text, /^# TYPE cuzk_jobs_total counter$/m);
+    assert.match(text, /^cuzk_proofs_total \d+$/m);
+    assert.match(text, /^cuzk_journal_jobs\{state="completed"\} \d+$/m);
   });
 });
