@@ -53,6 +53,8 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ configPath: toml('listen = \n'), env: {} }), /cuzk.toml: /);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['backend', 'tpu']]) }), /backend must be auto, cpu or cuda/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['verify', 'maybe']]) }), /engine.verify must be true or false/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-cert', 'c.pem']]) }), /tls.cert and tls.key go together/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-client-ca', 'ca.pem']]) }), /tls.client_ca \(mTLS\) needs tls.cert/);
   });
 
   it('--print-config is TOML that reads back to the same configuration (token redacted)', async () => {
@@ -72,7 +74,9 @@ describe('serve config', () => {
       assert.ok(o.name in defaults, o.name);
       assert.ok(o.doc.length > 10, `${o.name} is documented`);
       const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : 'v';
-      const c = loadServeConfig({ env: {}, flags: new Map([[o.flag, v]]) }) as unknown as Record<string, unknown>;
+      const flags = new Map([[o.flag, v]]);
+      if (o.flag.startsWith('tls-')) for (const f of ['tls-cert', 'tls-key']) if (!flags.has(f)) flags.set(f, 'x.pem'); // they go together
+      const c = loadServeConfig({ env: {}, flags }) as unknown as Record<string, unknown>;
       if (o.name !== 'tokenFile') assert.notDeepEqual(c[o.name], defaults[o.name], `--${o.flag} is read`);
     }
   });
