@@ -179,6 +179,7 @@ typedef struct cuzk_prove_stats {
   uint64_t h2d_bytes;
   int32_t device;    /* GPU ordinal the call ran on, -1 for the CPU core */
   int32_t reserved;
+  double wait_ms;    /* GPU: time spent waiting for the device's compute region (another proof's kernels) */
 } cuzk_prove_stats;
 
 /* Phase 1 of a proof, on the CPU threads: A = (A-matrix)·w and B = (B-matrix)·w over the key's
@@ -191,7 +192,8 @@ CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t*
 /* Phase 2: the transforms, H, the five MSMs and the randomisation, from |ab| as phase 1 left it
  * (|ab| is scratch afterwards). |device| = -1 runs on the CPU core, N >= 0 on GPU N (the key's
  * points are uploaded on first use there unless cuzk_gpu_key_upload did it before); the CPU build
- * answers CUZK_E_NO_DEVICE for N >= 0. Same output as cuzk_groth16_prove. */
+ * answers CUZK_E_NO_DEVICE for N >= 0. Same output as cuzk_groth16_prove. Several calls may run
+ * on one GPU at once: each uploads its inputs, then takes the device's compute region in turn. */
 CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
                                            int32_t device, const uint8_t* r, const uint8_t* s,
                                            uint8_t* proof_out, const volatile int32_t* cancel,

@@ -1,7 +1,8 @@
 // Engine: the ProvingEngine of api.ts. Owns the scheduler, memory budget, pinned pool, key cache,
 // device lanes, witness workers, spans and metrics, and runs each accepted job through
-// pipeline.ts. Up to two jobs per device lane are in the pipeline at once, so the next job's CPU
-// phase overlaps the current job's device phase; the rest wait in the priority queues.
+// pipeline.ts. Per device lane, its phase-2 slots plus one more job are in the pipeline at once, so
+// the next job's CPU phase overlaps the current job's device phase; the rest wait in the priority
+// queues.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
@@ -56,8 +57,9 @@ export class Engine implements ProvingEngine {
     parts.spans.onSpan((s) => this.#metrics.span(s));
   }
 
+  /** Jobs in the pipeline at once: per lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    return 2 * this.#p.lanes.length;
+    return this.#p.lanes.reduce((n, l) => n + l.slots + 1, 0);
   }
 
   /** The pinned pool (the bench marks its warm-up) and spans (for traces). */

@@ -144,15 +144,17 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   }
 }
 
-// Phase-2 spans laid out from the native stats: H2D first, then NTT, then the MSMs (on the GPU the
-// witness MSMs overlap the NTTs on a second stream; kernelMs counts that overlap once).
+// Phase-2 spans laid out from the native stats: H2D first, then (after any wait for the device's
+// compute region) NTT, then the MSMs (on the GPU the witness MSMs overlap the NTTs on a second
+// stream; kernelMs counts that overlap once).
 function recordPhase2(job: Job, part: number, track: string, start: number, st: ProveStats, spans: SpanRecorder): void {
   const base = { jobId: job.id, partition: part, track };
   let t = start;
   if (st.device >= 0) {
-    spans.record({ ...base, phase: 'h2d', start: t, dur: st.h2dMs, bytes: st.h2dBytes, args: { gbps: +(st.h2dBytes / 1e6 / Math.max(st.h2dMs, 1e-3)).toFixed(1) } });
+    // own track: the next proof's upload overlaps this lane's kernels
+    spans.record({ ...base, track: `${track}:copy`, phase: 'h2d', start: t, dur: st.h2dMs, bytes: st.h2dBytes, args: { gbps: +(st.h2dBytes / 1e6 / Math.max(st.h2dMs, 1e-3)).toFixed(1) } });
     job.addPhase('h2d', st.h2dMs, part, st.h2dBytes);
-    t += st.h2dMs;
+    t += st.h2dMs + st.waitMs; // then it waited for the device's compute region
   }
   spans.record({ ...base, phase: 'ntt', start: t, dur: st.nttMs });
   job.addPhase('ntt', st.nttMs, part);

@@ -41,6 +41,7 @@ export const cuzkProveStats = koffi.struct('cuzk_prove_stats', {
   h2d_bytes: 'uint64_t',
   device: 'int32_t',
   reserved: 'int32_t',
+  wait_ms: 'double',
 });
 
 export const cuzkGpuDesc = koffi.struct('cuzk_gpu_desc', {
