@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "api/guard.hpp"
+#include "field/mont.hpp"
 #include "util/thread_pool.hpp"
 
 using namespace cuzk;
@@ -22,6 +23,13 @@ CUZK_API const char* cuzk_status_name(int32_t code) {
 CUZK_API const char* cuzk_backend_name(void) { return "cpu"; }
 CUZK_API int32_t cuzk_cuda_available(void) { return 0; }
 #endif
+
+CUZK_API const char* cuzk_field_impl(void) {
+#ifdef CUZK_MONT_X86
+  if (mont_x86::enabled) return "x86-64-adx";
+#endif
+  return "generic";
+}
 
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {
   return guard([&] { thread_pool::global().resize(nthreads); }, err);

@@ -22,25 +22,21 @@
 #define CUZK_UNROLL _Pragma("GCC unroll 16")
 #endif
 
-// x86-64 hosts get mulx/adx assembly for the multiply (field/mont_x86.hpp), picked at load time;
+// x86-64 hosts get mulx/adx assembly for +, - and * (field/mont_x86.hpp), picked at load time;
 // the nvcc device pass and other CPUs keep the generic C++ below.
 #if defined(__x86_64__) && !defined(__CUDA_ARCH__)
 #define CUZK_MONT_X86 1
 #include "mont_x86.hpp"
-// The generic add, sub and multiply are the cold fallback there: out of line, so the ~100-400
-// instructions that gcc makes of each are not inlined next to every asm call.
-#ifdef __CUDACC__
-#define CUZK_GENERIC_OP __host__ __device__ __noinline__
-#else
-#define CUZK_GENERIC_OP __attribute__((noinline))
 #endif
-#else
-#define CUZK_GENERIC_OP CUZK_HD
-#endif
-// +, -, * themselves: always inlined on x86 hosts, where their body is a flag test and asm.
+// In g++ builds the generic ops are the cold fallback: out of line, so the ~100-400 instructions gcc
+// makes of each are not inlined next to every asm, while +, -, * (a flag test and the asm) always
+// are. CUDA translation units keep CUZK_HD for both, so each op has one execution space in both
+// nvcc passes.
 #if defined(CUZK_MONT_X86) && !defined(__CUDACC__)
+#define CUZK_GENERIC_OP __attribute__((noinline))
 #define CUZK_HD_ARITH inline __attribute__((always_inline))
 #else
+#define CUZK_GENERIC_OP CUZK_HD
 #define CUZK_HD_ARITH CUZK_HD
 #endif
 
@@ -145,8 +141,8 @@ CUZK_UNROLL
     return r;
   }
 
-  CUZK_HD mont_t operator-() const { return is_zero() ? *this : zero() - *this; }
-  CUZK_HD mont_t dbl() const { return *this + *this; }
+  CUZK_HD_ARITH mont_t operator-() const { return is_zero() ? *this : zero() - *this; }
+  CUZK_HD_ARITH mont_t dbl() const { return *this + *this; }
 
   // a·b·R^-1 mod p, fully reduced: mulx/adx assembly where the CPU has it (identical results).
   CUZK_HD_ARITH mont_t operator*(const mont_t& b) const {
@@ -185,10 +181,10 @@ CUZK_UNROLL
     return out;
   }
 
-  CUZK_HD mont_t sqr() const { return *this * *this; }
-  CUZK_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
-  CUZK_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
-  CUZK_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
+  CUZK_HD_ARITH mont_t sqr() const { return *this * *this; }
+  CUZK_HD_ARITH mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
+  CUZK_HD_ARITH mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
+  CUZK_HD_ARITH mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
   // this^e for a little-endian exponent of |nlimbs| limbs (square-and-multiply, not constant time:
   // used on public values and on secrets only in test/dev tooling).

@@ -68,6 +68,10 @@ inline const bool enabled = decide();
   "adcxq %[x], %[A]\n\t"  \
   "adoxq %[x], %[A]\n\t"
 
+// Limb-wise op chains for add and sub: t_i = a_i op b_i, and s_i = t_i op p_i.
+#define CUZK_X86_LD_OP(op, i, ti) "movq " #i "(%[a]), %[" ti "]\n\t" op " " #i "(%[b]), %[" ti "]\n\t"
+#define CUZK_X86_CP_OP(op, ti, si, pi) "movq %[" ti "], %[" si "]\n\t" op " %[" pi "], %[" si "]\n\t"
+
 #define CUZK_X86_ROUND4(bi)                                                               \
   "xorl %k[x], %k[x]\n\t"                                                                 \
   "movq " bi "(%[b]), %%rdx\n\t"                                                          \
@@ -116,37 +120,45 @@ CUZK_X86_INLINE void mul4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
   CUZK_X86_RED("p3", "t3", "t2") CUZK_X86_RED("p4", "t4", "t3")                           \
   CUZK_X86_RED("p5", "t5", "t4") CUZK_X86_RED_END("t5")
 
-// r = a·b·2^-384 mod p, r < p (BLS12-381 Fq); needs p[5] < 2^63 - 1 and a, b < p. Twelve
-// registers: the pointers are copies, reused as scratch by the final subtraction.
+// t = t - p unless that borrows (t < 2p): the tail of mul6 and add6, as its own asm statement so
+// that neither needs more than 12 registers (one asm with pointers, temporaries and the address
+// registers of its memory operands ran out of them in nvcc's host pass, which keeps a frame pointer).
+template <class P>
+CUZK_X86_INLINE void reduce6(uint64_t* r, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4,
+                             uint64_t t5) {
+  uint64_t s0, s1, s2, s3, s4, s5;
+  asm(CUZK_X86_CP_OP("subq", "t0", "s0", "p0") CUZK_X86_CP_OP("sbbq", "t1", "s1", "p1")
+      CUZK_X86_CP_OP("sbbq", "t2", "s2", "p2") CUZK_X86_CP_OP("sbbq", "t3", "s3", "p3")
+      CUZK_X86_CP_OP("sbbq", "t4", "s4", "p4") CUZK_X86_CP_OP("sbbq", "t5", "s5", "p5")
+      "cmovncq %[s0], %[t0]\n\t cmovncq %[s1], %[t1]\n\t cmovncq %[s2], %[t2]\n\t"
+      "cmovncq %[s3], %[t3]\n\t cmovncq %[s4], %[t4]\n\t cmovncq %[s5], %[t5]\n\t"
+      : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4), [t5] "+r"(t5),
+        [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5)
+      : [p0] "m"(P::p[0]), [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3]), [p4] "m"(P::p[4]),
+        [p5] "m"(P::p[5])
+      : "cc");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
+}
+
+// r = a·b·2^-384 mod p, r < p (BLS12-381 Fq); needs p[5] < 2^63 - 1 and a, b < p.
 template <class P>
 CUZK_X86_INLINE void mul6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
   uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, A, x, y, dx;
-  const uint64_t *pa = a, *pb = b;
   asm(CUZK_X86_ROUND6("0") CUZK_X86_ROUND6("8") CUZK_X86_ROUND6("16") CUZK_X86_ROUND6("24")
       CUZK_X86_ROUND6("32") CUZK_X86_ROUND6("40")
-      "movq %[t0], %[x]\n\t subq %[p0], %[x]\n\t"
-      "movq %[t1], %[A]\n\t sbbq %[p1], %[A]\n\t"
-      "movq %[t2], %[y]\n\t sbbq %[p2], %[y]\n\t"
-      "movq %[t3], %%rdx\n\t sbbq %[p3], %%rdx\n\t"
-      "movq %[t4], %[a]\n\t sbbq %[p4], %[a]\n\t"
-      "movq %[t5], %[b]\n\t sbbq %[p5], %[b]\n\t"
-      "cmovncq %[x], %[t0]\n\t cmovncq %[A], %[t1]\n\t cmovncq %[y], %[t2]\n\t"
-      "cmovncq %%rdx, %[t3]\n\t cmovncq %[a], %[t4]\n\t cmovncq %[b], %[t5]\n\t"
       : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4),
-        [t5] "+&r"(t5), [A] "=&r"(A), [x] "=&r"(x), [y] "=&r"(y), "=&d"(dx), [a] "+&r"(pa), [b] "+&r"(pb)
-      : "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b), [p0] "m"(P::p[0]),
-        [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3]), [p4] "m"(P::p[4]), [p5] "m"(P::p[5]),
-        [m0] "m"(P::m0)
+        [t5] "+&r"(t5), [A] "=&r"(A), [x] "=&r"(x), [y] "=&r"(y), "=&d"(dx)
+      : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b),
+        [p0] "m"(P::p[0]), [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3]), [p4] "m"(P::p[4]),
+        [p5] "m"(P::p[5]), [m0] "m"(P::m0)
       : "cc");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
+  reduce6<P>(r, t0, t1, t2, t3, t4, t5);
 }
 
 #undef CUZK_X86_ROUND6
 // Addition and subtraction: gcc makes ~85-115 instructions of mont.hpp's u128 carry loops (with a
 // data-dependent branch); these are ~25, branch-free. a, b < p < 2^(64n - 1), so a + b has no
 // carry out of the top limb.
-#define CUZK_X86_LD_OP(op, i, ti) "movq " #i "(%[a]), %[" ti "]\n\t" op " " #i "(%[b]), %[" ti "]\n\t"
-#define CUZK_X86_CP_OP(op, ti, si, pi) "movq %[" ti "], %[" si "]\n\t" op " %[" pi "], %[" si "]\n\t"
 
 template <class P>
 CUZK_X86_INLINE void add4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
@@ -182,45 +194,39 @@ CUZK_X86_INLINE void sub4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
 }
 
-// The 6-limb forms reuse the pointer registers as scratch once the inputs are loaded.
 template <class P>
 CUZK_X86_INLINE void add6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
-  uint64_t t0, t1, t2, t3, t4, t5, s0, s1, s2, s3;
-  const uint64_t *pa = a, *pb = b;
+  uint64_t t0, t1, t2, t3, t4, t5;
   asm(CUZK_X86_LD_OP("addq", 0, "t0") CUZK_X86_LD_OP("adcq", 8, "t1")
       CUZK_X86_LD_OP("adcq", 16, "t2") CUZK_X86_LD_OP("adcq", 24, "t3")
       CUZK_X86_LD_OP("adcq", 32, "t4") CUZK_X86_LD_OP("adcq", 40, "t5")
-      CUZK_X86_CP_OP("subq", "t0", "s0", "p0") CUZK_X86_CP_OP("sbbq", "t1", "s1", "p1")
-      CUZK_X86_CP_OP("sbbq", "t2", "s2", "p2") CUZK_X86_CP_OP("sbbq", "t3", "s3", "p3")
-      CUZK_X86_CP_OP("sbbq", "t4", "a", "p4") CUZK_X86_CP_OP("sbbq", "t5", "b", "p5")
-      "cmovncq %[s0], %[t0]\n\t cmovncq %[s1], %[t1]\n\t cmovncq %[s2], %[t2]\n\t"
-      "cmovncq %[s3], %[t3]\n\t cmovncq %[a], %[t4]\n\t cmovncq %[b], %[t5]\n\t"
-      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-        [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [a] "+&r"(pa), [b] "+&r"(pb)
-      : "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b), [p0] "m"(P::p[0]),
-        [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3]), [p4] "m"(P::p[4]), [p5] "m"(P::p[5])
+      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+      : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b)
       : "cc");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
+  reduce6<P>(r, t0, t1, t2, t3, t4, t5);
 }
 
+// In two statements for the same reason as reduce6: a - b with its borrow as a mask, then + (p & mask).
 template <class P>
 CUZK_X86_INLINE void sub6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
-  uint64_t t0, t1, t2, t3, t4, t5, s0, s1, s2, s3, m;
-  const uint64_t *pa = a, *pb = b;
+  uint64_t t0, t1, t2, t3, t4, t5, m, s0, s1, s2, s3, s4, s5;
   asm(CUZK_X86_LD_OP("subq", 0, "t0") CUZK_X86_LD_OP("sbbq", 8, "t1")
       CUZK_X86_LD_OP("sbbq", 16, "t2") CUZK_X86_LD_OP("sbbq", 24, "t3")
       CUZK_X86_LD_OP("sbbq", 32, "t4") CUZK_X86_LD_OP("sbbq", 40, "t5")
       "sbbq %[m], %[m]\n\t"
-      "movq %[p0], %[s0]\n\t andq %[m], %[s0]\n\t movq %[p1], %[s1]\n\t andq %[m], %[s1]\n\t"
-      "movq %[p2], %[s2]\n\t andq %[m], %[s2]\n\t movq %[p3], %[s3]\n\t andq %[m], %[s3]\n\t"
-      "movq %[p4], %[a]\n\t andq %[m], %[a]\n\t movq %[p5], %[b]\n\t andq %[m], %[b]\n\t"
-      "addq %[s0], %[t0]\n\t adcq %[s1], %[t1]\n\t adcq %[s2], %[t2]\n\t"
-      "adcq %[s3], %[t3]\n\t adcq %[a], %[t4]\n\t adcq %[b], %[t5]\n\t"
       : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-        [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [m] "=&r"(m), [a] "+&r"(pa),
-        [b] "+&r"(pb)
-      : "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b), [p0] "m"(P::p[0]),
-        [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3]), [p4] "m"(P::p[4]), [p5] "m"(P::p[5])
+        [m] "=&r"(m)
+      : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b)
+      : "cc");
+  asm("movq %[p0], %[s0]\n\t andq %[m], %[s0]\n\t movq %[p1], %[s1]\n\t andq %[m], %[s1]\n\t"
+      "movq %[p2], %[s2]\n\t andq %[m], %[s2]\n\t movq %[p3], %[s3]\n\t andq %[m], %[s3]\n\t"
+      "movq %[p4], %[s4]\n\t andq %[m], %[s4]\n\t movq %[p5], %[s5]\n\t andq %[m], %[s5]\n\t"
+      "addq %[s0], %[t0]\n\t adcq %[s1], %[t1]\n\t adcq %[s2], %[t2]\n\t"
+      "adcq %[s3], %[t3]\n\t adcq %[s4], %[t4]\n\t adcq %[s5], %[t5]\n\t"
+      : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4), [t5] "+r"(t5),
+        [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5)
+      : [m] "r"(m), [p0] "m"(P::p[0]), [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3]),
+        [p4] "m"(P::p[4]), [p5] "m"(P::p[5])
       : "cc");
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
 }
