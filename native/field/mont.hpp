@@ -10,6 +10,7 @@
 #ifndef CUZK_HD
 #ifdef __CUDACC__
 #define CUZK_HD __host__ __device__ __forceinline__
+#define CUZK_HD_IS_DEVICE 1
 #else
 #define CUZK_HD inline  // no always_inline: forced inlining of every field op made MSM/pairing TUs take minutes to compile
 #endif
@@ -28,11 +29,11 @@
 #define CUZK_MONT_X86 1
 #include "mont_x86.hpp"
 #endif
-// In g++ builds the generic ops are the cold fallback: out of line, so the ~100-400 instructions gcc
+// On x86 hosts the generic ops are the cold fallback: out of line, so the ~100-400 instructions gcc
 // makes of each are not inlined next to every asm, while +, -, * (a flag test and the asm) always
-// are. CUDA translation units keep CUZK_HD for both, so each op has one execution space in both
-// nvcc passes.
-#if defined(CUZK_MONT_X86) && !defined(__CUDACC__)
+// are. Where CUZK_HD means __host__ __device__ both keep it, so that each op has one execution
+// space in both nvcc passes (CUDA files that include field/mont.cuh make the host math host-only).
+#if defined(CUZK_MONT_X86) && !defined(CUZK_HD_IS_DEVICE)
 #define CUZK_GENERIC_OP __attribute__((noinline))
 #define CUZK_HD_ARITH inline __attribute__((always_inline))
 #else
