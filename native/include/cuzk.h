@@ -60,6 +60,10 @@ CUZK_API const char* cuzk_status_name(int32_t code);
 CUZK_API const char* cuzk_backend_name(void);
 /* 1 when this build can use a GPU now (CUDA build, driver and a device present), else 0. */
 CUZK_API int32_t cuzk_cuda_available(void);
+/* Static string, never freed: the host field arithmetic this process uses, "x86-64-adx" (mulx/adx
+ * assembly, where the CPU has BMI2 and ADX) or "generic" (portable C++, or CUZK_NO_ASM=1 set before
+ * the library loaded). Both give identical results; this says which one tests and benchmarks ran. */
+CUZK_API const char* cuzk_field_impl(void);
 /* Worker threads for the CPU core (0 = hardware concurrency). Not to be called during other calls. */
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err);
 CUZK_API uint32_t cuzk_get_threads(void);
