@@ -30,6 +30,7 @@ export interface EngineParts {
   pool: PinnedPool;
   keys: KeyCache;
   lanes: DeviceLane[];
+  cpuLane: DeviceLane;
   witnesses: WitnessPool;
   spans: SpanRecorder;
   metrics: (status: () => EngineStatus) => EngineMetrics;
@@ -133,7 +134,16 @@ export class Engine implements ProvingEngine {
     this.#p.keys.acquire(e);
     try {
       await this.#p.keys.load(e);
-      for (const lane of this.#p.lanes) if (lane.device >= 0) await this.#p.keys.onDevice(e, lane.device, new AbortController().signal);
+      for (const lane of this.#p.lanes) {
+        if (lane.device < 0) continue;
+        try {
+          await this.#p.keys.onDevice(e, lane.device, new AbortController().signal);
+        } catch (err) {
+          // too large for this GPU's budget: it stays in pinned host memory and its proofs go elsewhere
+          if (!(err instanceof CuzkError && err.code === 'E_DEVICE_OOM')) throw err;
+          log.warn('proving key stays in host memory: it does not fit this GPU', { key: e.id, device: lane.id, error: err.message });
+        }
+      }
     } finally {
       this.#p.keys.releaseUse(e);
     }
@@ -271,7 +281,7 @@ export class Engine implements ProvingEngine {
     try {
       const key = await this.#p.keys.load(entry, job.abort.signal);
       const deps: PipelineDeps = {
-        budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes,
+        budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
