@@ -11,9 +11,9 @@ import { DRY, gpuSkip } from './gpu-gate.js';
 after(terminateSnarkjs);
 const skip = gpuSkip() || (DRY ? 'dry run: the engine picks lanes from real GPUs' : false);
 
-describe('engine on the GPU', { skip }, () => {
+describe('engine on the GPU', () => {
   for (const set of vectorSets().filter((s) => s.circuit === 'poseidon')) {
-    it(`${set.curve}: jobs run on gpu:0 with the key resident; snarkjs verifies every proof`, async () => {
+    it(`${set.curve}: jobs run on gpu:0 with the key resident; snarkjs verifies every proof`, { skip }, async () => {
       const e = await createEngine({ backend: 'cuda' });
       try {
         const key = await e.loadKey(vectorFile(set, 'circuit.zkey'));
@@ -35,7 +35,7 @@ describe('engine on the GPU', { skip }, () => {
     });
   }
 
-  it('a key too large for the GPU budget is proved on the CPU core', async () => {
+  it('a key too large for the GPU budget is proved on the CPU core', { skip }, async () => {
     const set = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'bits')!;
     const e = await createEngine({ backend: 'cuda', memory: { gpu: 1 << 20 } });
     try {
