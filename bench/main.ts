@@ -55,6 +55,7 @@ function runChild(who: string, zkey: string, wtns: string, proofs: number): Chil
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function commit(): string {
+  if (process.env.CUZK_COMMIT) return process.env.CUZK_COMMIT; // the GPU machine's copy has no (or a stale) .git
   try {
     return execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim();
   } catch {

@@ -156,6 +156,7 @@ CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* w
       stats->kernel_ms = tm.kernel;
       stats->h2d_bytes = tm.h2d_bytes;
       stats->device = tm.device;
+      stats->wait_ms = tm.wait;
     }
   }, err);
 }

@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "api/guard.hpp"
+#include "field/mont.hpp"
 #include "util/thread_pool.hpp"
 
 using namespace cuzk;
@@ -29,6 +30,13 @@ CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err) {
   return guard([&] { require(mode >= 0 && mode <= 2, "cuzk_set_gpu_mode: mode must be 0, 1 or 2"); }, err);
 }
 #endif
+
+CUZK_API const char* cuzk_field_impl(void) {
+#ifdef CUZK_MONT_X86
+  if (mont_x86::enabled) return "x86-64-adx";
+#endif
+  return "generic";
+}
 
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {
   return guard([&] { thread_pool::global().resize(nthreads); }, err);

@@ -10,6 +10,7 @@
 #ifndef CUZK_HD
 #ifdef __CUDACC__
 #define CUZK_HD __host__ __device__ __forceinline__
+#define CUZK_HD_IS_DEVICE 1
 #else
 #define CUZK_HD inline  // no always_inline: forced inlining of every field op made MSM/pairing TUs take minutes to compile
 #endif
@@ -20,6 +21,24 @@
 #define CUZK_UNROLL _Pragma("unroll")
 #else
 #define CUZK_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+// x86-64 hosts get mulx/adx assembly for +, - and * (field/mont_x86.hpp), picked at load time;
+// the nvcc device pass and other CPUs keep the generic C++ below.
+#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
+#define CUZK_MONT_X86 1
+#include "mont_x86.hpp"
+#endif
+// On x86 hosts the generic ops are the cold fallback: out of line, so the ~100-400 instructions gcc
+// makes of each are not inlined next to every asm, while +, -, * (a flag test and the asm) always
+// are. Where CUZK_HD means __host__ __device__ both keep it, so that each op has one execution
+// space in both nvcc passes (CUDA files that include field/mont.cuh make the host math host-only).
+#if defined(CUZK_MONT_X86) && !defined(CUZK_HD_IS_DEVICE)
+#define CUZK_GENERIC_OP __attribute__((noinline))
+#define CUZK_HD_ARITH inline __attribute__((always_inline))
+#else
+#define CUZK_GENERIC_OP CUZK_HD
+#define CUZK_HD_ARITH CUZK_HD
 #endif
 
 namespace cuzk {
@@ -67,7 +86,32 @@ CUZK_UNROLL
     for (size_t i = 0; i < n; i++) a[i] = keep ? a[i] : t[i];
   }
 
-  CUZK_HD mont_t operator+(const mont_t& b) const {
+// The asm forms where the CPU has them (mont_x86.hpp; add and sub need no ADX, but one switch keeps
+// CUZK_NO_ASM a clean A/B), for 4 and 6 limbs: |asm_fn4| or |asm_fn6|(r.l, l, b.l).
+#ifdef CUZK_MONT_X86
+#define CUZK_MONT_ASM(asm_fn4, asm_fn6, b)                                   \
+  if constexpr (n == 4 || n == 6) {                                          \
+    if (mont_x86::enabled) {                                                 \
+      mont_t r;                                                              \
+      if constexpr (n == 4) mont_x86::asm_fn4<P>(r.l, l, b.l);               \
+      else mont_x86::asm_fn6<P>(r.l, l, b.l);                                \
+      return r;                                                              \
+    }                                                                        \
+  }
+#else
+#define CUZK_MONT_ASM(asm_fn4, asm_fn6, b)
+#endif
+
+  CUZK_HD_ARITH mont_t operator+(const mont_t& b) const {
+    CUZK_MONT_ASM(add4, add6, b)
+    return add_generic(b);
+  }
+  CUZK_HD_ARITH mont_t operator-(const mont_t& b) const {
+    CUZK_MONT_ASM(sub4, sub6, b)
+    return sub_generic(b);
+  }
+
+  CUZK_GENERIC_OP mont_t add_generic(const mont_t& b) const {
     mont_t r;
     uint64_t carry = 0;
     for (size_t i = 0; i < n; i++) {
@@ -79,7 +123,7 @@ CUZK_UNROLL
     return r;
   }
 
-  CUZK_HD mont_t operator-(const mont_t& b) const {
+  CUZK_GENERIC_OP mont_t sub_generic(const mont_t& b) const {
     mont_t r;
     uint64_t borrow = 0;
     for (size_t i = 0; i < n; i++) {
@@ -98,14 +142,20 @@ CUZK_UNROLL
     return r;
   }
 
-  CUZK_HD mont_t operator-() const { return is_zero() ? *this : zero() - *this; }
-  CUZK_HD mont_t dbl() const { return *this + *this; }
+  CUZK_HD_ARITH mont_t operator-() const { return is_zero() ? *this : zero() - *this; }
+  CUZK_HD_ARITH mont_t dbl() const { return *this + *this; }
+
+  // a·b·R^-1 mod p, fully reduced: mulx/adx assembly where the CPU has it (identical results).
+  CUZK_HD_ARITH mont_t operator*(const mont_t& b) const {
+    static_assert(P::p[P::n - 1] < 0x7fffffffffffffffull, "no-carry CIOS needs a spare top bit");
+    CUZK_MONT_ASM(mul4, mul6, b)
+    return mul_generic(b);
+  }
 
   // CIOS Montgomery multiplication, a·b·R^-1 mod p, in the "no-carry" form (gnark-crypto's
   // variant): valid because every modulus here has its top limb below 2^63 - 1, so the running
   // sum fits n limbs and the two extra carry words of textbook CIOS are not needed. 2n^2+n mul.
-  CUZK_HD mont_t operator*(const mont_t& b) const {
-    static_assert(P::p[P::n - 1] < 0x7fffffffffffffffull, "no-carry CIOS needs a spare top bit");
+  CUZK_GENERIC_OP mont_t mul_generic(const mont_t& b) const {
     uint64_t t[n] = {};
 CUZK_UNROLL
     for (size_t i = 0; i < n; i++) {
@@ -132,10 +182,10 @@ CUZK_UNROLL
     return out;
   }
 
-  CUZK_HD mont_t sqr() const { return *this * *this; }
-  CUZK_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
-  CUZK_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
-  CUZK_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
+  CUZK_HD_ARITH mont_t sqr() const { return *this * *this; }
+  CUZK_HD_ARITH mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
+  CUZK_HD_ARITH mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
+  CUZK_HD_ARITH mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
   // this^e for a little-endian exponent of |nlimbs| limbs (square-and-multiply, not constant time:
   // used on public values and on secrets only in test/dev tooling).
@@ -178,6 +228,7 @@ CUZK_UNROLL
   static mont_t load_std(const uint8_t* b) { uint64_t v[n]; std::memcpy(v, b, nbytes); return from_std(v); }
   void store_std(uint8_t* b) const { uint64_t v[n]; to_std(v); std::memcpy(b, v, nbytes); }
 };
+#undef CUZK_MONT_ASM
 
 // Montgomery batch inversion: a[i] <- a[i]^-1 for all i with one inversion; zeros stay zero.
 // |scratch| holds n elements.

@@ -15,6 +15,7 @@ struct prove_timings_t {
   double abc = 0, ntt = 0, join = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0;
   double finish = 0, total = 0;
   double h2d = 0, d2h = 0, kernel = 0;  // GPU only (CUDA events)
+  double wait = 0;                      // GPU only: waiting for the device's compute region
   uint64_t h2d_bytes = 0;
   int32_t device = -1;
 };

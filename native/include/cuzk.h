@@ -60,6 +60,10 @@ CUZK_API const char* cuzk_status_name(int32_t code);
 CUZK_API const char* cuzk_backend_name(void);
 /* 1 when this build can use a GPU now (CUDA build, driver and a device present), else 0. */
 CUZK_API int32_t cuzk_cuda_available(void);
+/* Static string, never freed: the host field arithmetic this process uses, "x86-64-adx" (mulx/adx
+ * assembly, where the CPU has BMI2 and ADX) or "generic" (portable C++, or CUZK_NO_ASM=1 set before
+ * the library loaded). Both give identical results; this says which one tests and benchmarks ran. */
+CUZK_API const char* cuzk_field_impl(void);
 /* Worker threads for the CPU core (0 = hardware concurrency). Not to be called during other calls. */
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err);
 CUZK_API uint32_t cuzk_get_threads(void);
@@ -179,6 +183,7 @@ typedef struct cuzk_prove_stats {
   uint64_t h2d_bytes;
   int32_t device;    /* GPU ordinal the call ran on, -1 for the CPU core */
   int32_t reserved;
+  double wait_ms;    /* GPU: time spent waiting for the device's compute region (another proof's kernels) */
 } cuzk_prove_stats;
 
 /* Phase 1 of a proof, on the CPU threads: A = (A-matrix)·w and B = (B-matrix)·w over the key's
@@ -191,7 +196,8 @@ CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t*
 /* Phase 2: the transforms, H, the five MSMs and the randomisation, from |ab| as phase 1 left it
  * (|ab| is scratch afterwards). |device| = -1 runs on the CPU core, N >= 0 on GPU N (the key's
  * points are uploaded on first use there unless cuzk_gpu_key_upload did it before); the CPU build
- * answers CUZK_E_NO_DEVICE for N >= 0. Same output as cuzk_groth16_prove. */
+ * answers CUZK_E_NO_DEVICE for N >= 0. Same output as cuzk_groth16_prove. Several calls may run
+ * on one GPU at once: each uploads its inputs, then takes the device's compute region in turn. */
 CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
                                            int32_t device, const uint8_t* r, const uint8_t* s,
                                            uint8_t* proof_out, const volatile int32_t* cancel,

@@ -51,7 +51,8 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     limits[`gpu:${d}`] = cfg.memory.gpu > 0 ? Math.min(cfg.memory.gpu, g.memoryTotal) : Math.floor(0.9 * g.memoryTotal);
     lanes.push(new DeviceLane(d, g.name, g.memoryTotal, () => gpuDescribe(d).memoryFree));
   }
-  if (lanes.length === 0) lanes.push(new DeviceLane(-1, 'CPU core', cfg.memory.host, () => 0));
+  const cpuLane = new DeviceLane(-1, 'CPU core', cfg.memory.host, () => 0);
+  if (lanes.length === 0) lanes.push(cpuLane);
   for (const [p, b] of Object.entries(limits)) if (!(b! > 0)) throw new CuzkError('E_INVALID_ARG', `memory limit for ${p} must be positive`);
   const budget = new MemoryBudget(limits);
   const usePinned = cfg.pinned;
@@ -62,6 +63,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     pool: new PinnedPool(budget, { enabled: usePinned }),
     keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs }),
     lanes,
+    cpuLane,
     witnesses: new WitnessPool(),
     spans: new SpanRecorder(),
     metrics: (status) => new EngineMetrics(status),

@@ -1,7 +1,8 @@
 // Engine: the ProvingEngine of api.ts. Owns the scheduler, memory budget, pinned pool, key cache,
 // device lanes, witness workers, spans and metrics, and runs each accepted job through
-// pipeline.ts. Up to two jobs per device lane are in the pipeline at once, so the next job's CPU
-// phase overlaps the current job's device phase; the rest wait in the priority queues.
+// pipeline.ts. Per device lane, its phase-2 slots plus one more job are in the pipeline at once, so
+// the next job's CPU phase overlaps the current job's device phase; the rest wait in the priority
+// queues.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
@@ -29,6 +30,7 @@ export interface EngineParts {
   pool: PinnedPool;
   keys: KeyCache;
   lanes: DeviceLane[];
+  cpuLane: DeviceLane;
   witnesses: WitnessPool;
   spans: SpanRecorder;
   metrics: (status: () => EngineStatus) => EngineMetrics;
@@ -56,8 +58,9 @@ export class Engine implements ProvingEngine {
     parts.spans.onSpan((s) => this.#metrics.span(s));
   }
 
+  /** Jobs in the pipeline at once: per lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    return 2 * this.#p.lanes.length;
+    return this.#p.lanes.reduce((n, l) => n + l.slots + 1, 0);
   }
 
   /** The pinned pool (the bench marks its warm-up) and spans (for traces). */
@@ -131,7 +134,16 @@ export class Engine implements ProvingEngine {
     this.#p.keys.acquire(e);
     try {
       await this.#p.keys.load(e);
-      for (const lane of this.#p.lanes) if (lane.device >= 0) await this.#p.keys.onDevice(e, lane.device, new AbortController().signal);
+      for (const lane of this.#p.lanes) {
+        if (lane.device < 0) continue;
+        try {
+          await this.#p.keys.onDevice(e, lane.device, new AbortController().signal);
+        } catch (err) {
+          // too large for this GPU's budget: it stays in pinned host memory and its proofs go elsewhere
+          if (!(err instanceof CuzkError && err.code === 'E_DEVICE_OOM')) throw err;
+          log.warn('proving key stays in host memory: it does not fit this GPU', { key: e.id, device: lane.id, error: err.message });
+        }
+      }
     } finally {
       this.#p.keys.releaseUse(e);
     }
@@ -269,7 +281,7 @@ export class Engine implements ProvingEngine {
     try {
       const key = await this.#p.keys.load(entry, job.abort.signal);
       const deps: PipelineDeps = {
-        budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes,
+        budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };

@@ -1,6 +1,8 @@
-// DeviceLane: the phase-2 worker of one device (a GPU, or the CPU core as device -1). Phase 2 of
-// the proofs on a device runs one at a time (its kernel region is serialised), while phase 1 of the
-// next proofs runs on the CPU threads beside it. The lane accounts the wall time it was busy and the
+// DeviceLane: the phase-2 worker of one device (a GPU, or the CPU core as device -1). On the CPU
+// core phase 2 runs one proof at a time. On a GPU two proofs are in phase 2 at once: the native
+// core serialises their kernel regions, so one proof's upload and the other's randomisation (host)
+// overlap the kernels and the GPU never waits for them; phase 1 of later proofs runs on the CPU
+// threads beside both. The lane accounts the wall time it was busy and the
 // time kernels ran (from the device's events, reported by the native core), so utilisation is the
 // GPU's own measure, not the lane's busy time.
 import type { DeviceStatus } from './api.js';
@@ -10,11 +12,14 @@ export class DeviceLane {
   readonly device: number;
   readonly name: string;
   readonly memoryTotal: number;
-  #tail: Promise<unknown> = Promise.resolve();
+  readonly slots: number;
+  readonly #waiting: (() => void)[] = [];
+  #active = 0;
   #queued = 0;
   #currentJob: string | undefined;
   #firstUse = 0;
-  #busyMs = 0;
+  #busyMs = 0; // wall time with at least one task running
+  #busySince = 0;
   #kernelMs = 0;
   #memoryFree: () => number;
 
@@ -24,6 +29,7 @@ export class DeviceLane {
     this.name = name;
     this.memoryTotal = memoryTotal;
     this.#memoryFree = memoryFree;
+    this.slots = device < 0 ? 1 : 2;
   }
 
   /** Tasks waiting or running on this lane (the engine sends work to the least loaded lane). */
@@ -31,25 +37,23 @@ export class DeviceLane {
     return this.#queued;
   }
 
-  /** Runs `fn` after the lane's earlier tasks; `fn` returns the kernel ms it measured. */
-  run<T extends { kernelMs: number }>(jobId: string, fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` when one of the lane's slots is free (in arrival order); `fn` returns the kernel ms it measured. */
+  async run<T extends { kernelMs: number }>(jobId: string, fn: () => Promise<T>): Promise<T> {
     this.#queued++;
-    const result = this.#tail.then(async () => {
-      this.#currentJob = jobId;
-      const t0 = performance.now();
-      if (this.#firstUse === 0) this.#firstUse = t0;
-      try {
-        const r = await fn();
-        this.#kernelMs += r.kernelMs;
-        return r;
-      } finally {
-        this.#busyMs += performance.now() - t0;
-        this.#currentJob = undefined;
-        this.#queued--;
-      }
-    });
-    this.#tail = result.catch(() => undefined);
-    return result;
+    if (this.#active >= this.slots) await new Promise<void>((r) => this.#waiting.push(r));
+    if (this.#active++ === 0) this.#busySince = performance.now();
+    this.#currentJob = jobId;
+    if (this.#firstUse === 0) this.#firstUse = performance.now();
+    try {
+      const r = await fn();
+      this.#kernelMs += r.kernelMs;
+      return r;
+    } finally {
+      if (--this.#active === 0) this.#busyMs += performance.now() - this.#busySince;
+      this.#queued--;
+      if (this.#currentJob === jobId) this.#currentJob = undefined;
+      this.#waiting.shift()?.();
+    }
   }
 
   /** Cumulative kernel time, for windowed utilisation (the bench samples it before and after). */

@@ -11,6 +11,7 @@ import { decodeG1, decodeG2, g1Bytes, g2Bytes, leToBigint, scalarToLe } from '..
 import { proofToJson, publicToJson, type Groth16Proof } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
 import type { ProveStats } from '../ffi/groth16-key.js';
+import { log } from '../log.js';
 import type { ProofOutput } from './api.js';
 import type { MemoryBudget, Request } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
@@ -27,6 +28,8 @@ export interface PipelineDeps {
   spans: SpanRecorder;
   witnesses: WitnessPool;
   lanes: DeviceLane[];
+  /** The CPU core's lane, for keys too large for a GPU's memory budget. */
+  cpuLane: DeviceLane;
   /** Serialises phase 1 (the native thread pool runs one parallel region at a time anyway). */
   cpu: { tail: Promise<unknown> };
   /** Uploads the key to a device once (KeyCache.onDevice). */
@@ -49,8 +52,22 @@ function randomScalar(r: bigint): bigint {
   return leToBigint(randomBytes(64)) % r; // 512 bits reduced: bias below 2^-250
 }
 
-function leastLoaded(lanes: DeviceLane[]): DeviceLane {
-  return lanes.reduce((a, b) => (b.load < a.load ? b : a));
+const warnedTooBig = new WeakSet<ProvingKey>();
+
+// The least-loaded lane among those whose memory budget can hold the key's points and a proof's
+// scratch; a key no GPU can hold is proved on the CPU core, said once per key in the log.
+function pickLane(deps: PipelineDeps, key: ProvingKey): DeviceLane {
+  const h = key.header;
+  const fits = deps.lanes.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
+  if (fits.length > 0) return fits.reduce((a, b) => (b.load < a.load ? b : a));
+  if (!warnedTooBig.has(key)) {
+    warnedTooBig.add(key);
+    log.warn('proving key too large for GPU memory: its proofs run on the CPU core', {
+      key: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
+      gpuBudget: deps.lanes.map((l) => deps.budget.status(`gpu:${l.device}`).limit),
+    });
+  }
+  return deps.cpuLane;
 }
 
 export async function provePartition(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
@@ -95,7 +112,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     await run1;
 
     // phase 2 on a device lane
-    const lane = leastLoaded(deps.lanes);
+    const lane = pickLane(deps, key);
     const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
     const r = deps.testRandomness?.r ?? randomScalar(h.r);
     const s = deps.testRandomness?.s ?? randomScalar(h.r);
@@ -144,15 +161,17 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   }
 }
 
-// Phase-2 spans laid out from the native stats: H2D first, then NTT, then the MSMs (on the GPU the
-// witness MSMs overlap the NTTs on a second stream; kernelMs counts that overlap once).
+// Phase-2 spans laid out from the native stats: H2D first, then (after any wait for the device's
+// compute region) NTT, then the MSMs (on the GPU the witness MSMs overlap the NTTs on a second
+// stream; kernelMs counts that overlap once).
 function recordPhase2(job: Job, part: number, track: string, start: number, st: ProveStats, spans: SpanRecorder): void {
   const base = { jobId: job.id, partition: part, track };
   let t = start;
   if (st.device >= 0) {
-    spans.record({ ...base, phase: 'h2d', start: t, dur: st.h2dMs, bytes: st.h2dBytes, args: { gbps: +(st.h2dBytes / 1e6 / Math.max(st.h2dMs, 1e-3)).toFixed(1) } });
+    // own track: the next proof's upload overlaps this lane's kernels
+    spans.record({ ...base, track: `${track}:copy`, phase: 'h2d', start: t, dur: st.h2dMs, bytes: st.h2dBytes, args: { gbps: +(st.h2dBytes / 1e6 / Math.max(st.h2dMs, 1e-3)).toFixed(1) } });
     job.addPhase('h2d', st.h2dMs, part, st.h2dBytes);
-    t += st.h2dMs;
+    t += st.h2dMs + st.waitMs; // then it waited for the device's compute region
   }
   spans.record({ ...base, phase: 'ntt', start: t, dur: st.nttMs });
   job.addPhase('ntt', st.nttMs, part);

@@ -75,6 +75,15 @@ export class SpanRecorder {
       dur: Math.max(1, Math.round((s.start + s.dur - this.origin) * 1000) - Math.round((s.start - this.origin) * 1000)),
       args: { job: s.jobId, partition: s.partition, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}), ...s.args },
     }));
+    // queue waits overlap each other by nature: async events, one row per job, instead of X slices
+    for (let i = 0; i < this.#ring.length; i++) {
+      const s = this.#ring[i]!;
+      if (s.track !== 'queue') continue;
+      const e = events[i] as { ts: number; dur: number; tid: number };
+      const common = { name: 'queue', cat: 'queue', id: s.jobId, pid: 1, tid: e.tid, args: { job: s.jobId } };
+      events[i] = { ...common, ph: 'b', ts: e.ts };
+      events.push({ ...common, ph: 'e', ts: e.ts + e.dur });
+    }
     for (const [track, t] of tids) events.push({ name: 'thread_name', ph: 'M', pid: 1, tid: t, args: { name: track } });
     events.push({ name: 'process_name', ph: 'M', pid: 1, tid: 0, args: { name: 'cuzk engine' } });
     return JSON.stringify({ traceEvents: events, displayTimeUnit: 'ms', otherData: { startedAt: new Date(this.originEpochMs).toISOString() } });

@@ -41,6 +41,7 @@ export const cuzkProveStats = koffi.struct('cuzk_prove_stats', {
   h2d_bytes: 'uint64_t',
   device: 'int32_t',
   reserved: 'int32_t',
+  wait_ms: 'double',
 });
 
 export const cuzkGpuDesc = koffi.struct('cuzk_gpu_desc', {
@@ -76,6 +77,7 @@ export function declare(lib: LibraryHandle) {
     status_name: c('cuzk_status_name', 'const char *cuzk_status_name(int32_t code)'),
     backend_name: c('cuzk_backend_name', 'const char *cuzk_backend_name(void)'),
     cuda_available: c('cuzk_cuda_available', 'int32_t cuzk_cuda_available(void)'),
+    field_impl: c('cuzk_field_impl', 'const char *cuzk_field_impl(void)'),
     set_threads: f('cuzk_set_threads', 'int32_t', ['uint32_t', E]),
     get_threads: c('cuzk_get_threads', 'uint32_t cuzk_get_threads(void)'),
     mem_alloc: f('cuzk_mem_alloc', 'int32_t', ['uint64_t', 'int32_t', koffi.out(koffi.pointer('void *')), E]),

@@ -36,13 +36,15 @@ export interface ProveStats {
   h2dBytes: number;
   /** GPU ordinal, -1 = CPU core */
   device: number;
+  /** GPU: ms waiting for the device's compute region (another proof's kernels) */
+  waitMs: number;
 }
 
 function toStats(o: Record<string, unknown>): ProveStats {
   const n = (k: string) => Number(o[k] ?? 0);
   return {
     synthMs: n('synth_ms'), h2dMs: n('h2d_ms'), nttMs: n('ntt_ms'), msmMs: n('msm_ms'), d2hMs: n('d2h_ms'),
-    finishMs: n('finish_ms'), totalMs: n('total_ms'), kernelMs: n('kernel_ms'), h2dBytes: n('h2d_bytes'), device: n('device'),
+    finishMs: n('finish_ms'), totalMs: n('total_ms'), kernelMs: n('kernel_ms'), h2dBytes: n('h2d_bytes'), device: n('device'), waitMs: n('wait_ms'),
   };
 }
 

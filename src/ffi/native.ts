@@ -52,6 +52,11 @@ export function backend(): 'cpu' | 'cuda' {
   return loadCore().backend;
 }
 
+/** The host field arithmetic in use: mulx/adx assembly or the portable C++ (CUZK_NO_ASM=1). */
+export function fieldImpl(): 'x86-64-adx' | 'generic' {
+  return loadCore().abi.field_impl() as 'x86-64-adx' | 'generic';
+}
+
 export function setThreads(n: number): void {
   call('cuzk_set_threads', (s) => loadCore().abi.set_threads(n, s));
 }
