@@ -47,3 +47,12 @@ if [[ $what == engine || $what == all ]]; then
   tail -30 "$OUT/engine.log"
   cp bench/RESULTS.md "$OUT/RESULTS.md"
 fi
+
+if [[ $what == serve || $what == all ]]; then
+  step "cuzk serve: start, load key, 50 jobs, status, metrics, SIGTERM"
+  F=.cache/bench/bn128-2_${SERVE_SIZE:-16}
+  [[ -f $F/circuit.zkey ]] || node --import tsx -e "import('./src/dev/bench-fixture.ts').then(m => m.benchFixture('.', 'bn128', ${SERVE_SIZE:-16}, console.error))"
+  node bin/cuzk.js zkey export verificationkey $F/circuit.zkey $F/vkey.json > /dev/null
+  timeout 240 node scripts/serve-check.mjs --key $F/circuit.zkey --wtns $F/witness.wtns --vkey $F/vkey.json --jobs 50 > "$OUT/serve.log" 2>&1; echo "serve-check exit $?"
+  tail -30 "$OUT/serve.log"
+fi

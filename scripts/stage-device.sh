@@ -7,10 +7,12 @@ root=$(git rev-parse --show-toplevel)
 cd "$root"
 aside=$(mktemp -d)
 moved=()
-for p in typescript @typescript circom2 circomlib; do
-  if [ -e "node_modules/$p" ]; then mv "node_modules/$p" "$aside/"; moved+=("$p"); fi
+# compilers, code generators and build leftovers; the run needs none of them
+for p in typescript @typescript circom2 circomlib @bufbuild/buf @bufbuild/buf-linux-x64 @bufbuild/protoplugin \
+         better-sqlite3/deps better-sqlite3/build/Release/obj better-sqlite3/build/Release/obj.target better-sqlite3/build/Release/sqlite3.a; do
+  if [ -e "node_modules/$p" ]; then mkdir -p "$aside/$(dirname "$p")"; mv "node_modules/$p" "$aside/$p"; moved+=("$p"); fi
 done
-restore() { for p in "${moved[@]}"; do mv "$aside/$p" node_modules/; done; rmdir "$aside"; }
+restore() { for p in "${moved[@]}"; do mv "$aside/$p" "node_modules/$p"; done; rm -rf "$aside"; }
 trap restore EXIT
 bash ../shared/device/stage.sh
 du -sh .device
