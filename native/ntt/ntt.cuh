@@ -123,14 +123,21 @@ __global__ void finish_kernel(const DF* in, DF* out, uint32_t lg_n, int mode, DF
   out[r] = x;
 }
 
-// The cached twiddle table of F for transforms up to 2^lg (never shrinks; older tables stay alive
-// for calls still using them).
+// The cached twiddle table of F on the current device for transforms up to 2^lg (one per device:
+// a pointer is valid only on the device it was allocated on; never shrinks; older tables stay
+// alive for calls still using them).
 template <class F>
 const gpu_t<F>* twiddles(uint32_t lg, uint32_t& tw_lg) {
   using DF = gpu_t<F>;
+  constexpr int max_devices = 64;
   static std::mutex mu;
-  static const DF* table = nullptr;
-  static uint32_t table_lg = 0;
+  static const DF* tables[max_devices] = {};
+  static uint32_t tables_lg[max_devices] = {};
+  int device = 0;
+  CUZK_CUDA_OK(cudaGetDevice(&device));
+  if (device < 0 || device >= max_devices) fail(CUZK_E_NO_DEVICE, "GPU " + std::to_string(device) + ": at most 64 GPUs are supported");
+  const DF*& table = tables[device];
+  uint32_t& table_lg = tables_lg[device];
   std::lock_guard<std::mutex> lk(mu);
   if (!table || table_lg < lg) {
     uint32_t want = std::max<uint32_t>(lg, 12);
