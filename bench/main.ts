@@ -14,6 +14,9 @@ import { setLogLevel } from '../src/log.js';
 import { benchFixture } from './fixtures.js';
 import { cpuFloorMs } from './floor.js';
 
+
+// as bin/cuzk.js: enough libuv threads for two phase-2 proofs per GPU plus synthesis and verification
+process.env.UV_THREADPOOL_SIZE ??= '32';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function flag(name: string, dflt: string): string {
