@@ -11,3 +11,4 @@ export { parseVkeyJson, type VerificationKey } from './formats/vkey-json.js';
 export { createEngine, resolveConfig } from './engine/create.js';
 export type { Engine } from './engine/engine.js';
 export * from './engine/api.js';
+export { requestDigest } from './engine/scheduler.js';

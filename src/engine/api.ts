@@ -124,8 +124,10 @@ export interface EngineStatus {
 
 export interface ProvingEngine {
   /** Validates and enqueues (synchronously: a returned job is accepted). Throws CuzkError:
-   * E_INVALID_ARG (bad request, with what is wrong), E_NOT_FOUND (unknown key), E_OVERLOADED (queue full;
-   * details carry the queue state), E_INVALID_ARG for a requestId reused with other content. */
+   * E_INVALID_ARG (bad request, with what is wrong), E_NOT_FOUND (unknown key), E_OVERLOADED (queue full:
+   * `details` = { queued: Record<Priority, number>, maxQueue: number }; or draining), E_INVALID_ARG for a
+   * requestId reused with other content ("same content" = requestDigest() in scheduler.ts: key and
+   * witnesses or inputs; priority and deadline do not count). */
   submit(req: JobRequest): JobInfo;
   /** Resolves with the job when it is terminal, or with its current (non-terminal) state after timeoutMs. */
   await(id: string, timeoutMs?: number): Promise<JobInfo>;
@@ -142,7 +144,9 @@ export interface ProvingEngine {
   /** Prometheus text exposition of the engine's metrics. */
   metricsText(): Promise<string>;
   /** Stops intake (submit throws E_OVERLOADED 'draining'), waits for running jobs up to deadlineMs;
-   * returns the jobs not finished (still queued, or running past the deadline and cancelled). */
+   * returns the jobs not finished: those still queued (they stay queued: await() on them resolves only
+   * at close() or its timeout) and those running past the deadline, which are then stopped and end
+   * 'cancelled' like a user cancel (a journal replays every job in `unfinished`). */
   drain(deadlineMs: number): Promise<{ unfinished: JobInfo[] }>;
   /** Cancels everything, frees keys, pinned and GPU memory. */
   close(): Promise<void>;
