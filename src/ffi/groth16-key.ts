@@ -2,7 +2,7 @@
 // sections. The key borrows those buffers: they are released only after destroy().
 import { CuzkError } from '../errors.js';
 import { loadCore } from './load.js';
-import { CURVE_ID, sizesOf, type CurveName } from './native.js';
+import { callAsync, CURVE_ID, sizesOf, type CurveName } from './native.js';
 import type { NativeBuffer } from './native-buffer.js';
 import { check, newErrorSlot } from './status.js';
 
@@ -46,22 +46,6 @@ function toStats(o: Record<string, unknown>): ProveStats {
     synthMs: n('synth_ms'), h2dMs: n('h2d_ms'), nttMs: n('ntt_ms'), msmMs: n('msm_ms'), d2hMs: n('d2h_ms'),
     finishMs: n('finish_ms'), totalMs: n('total_ms'), kernelMs: n('kernel_ms'), h2dBytes: n('h2d_bytes'), device: n('device'), waitMs: n('wait_ms'),
   };
-}
-
-function runAsync(op: string, start: (slot: ReturnType<typeof newErrorSlot>, cb: (err: unknown, status: number) => void) => void): Promise<void> {
-  const stack = new Error();
-  const slot = newErrorSlot();
-  return new Promise((resolve, reject) => {
-    start(slot, (err, status) => {
-      if (err) return reject(err);
-      try {
-        check(status, slot, op, stack);
-        resolve();
-      } catch (e) {
-        reject(e);
-      }
-    });
-  });
 }
 
 export class NativeKey {
@@ -161,7 +145,7 @@ export class NativeKey {
     const h = this.#live();
     this.#checkWitness(witness, ab);
     const out: Record<string, unknown> = {};
-    await runAsync('cuzk_groth16_synthesize', (slot, cb) => loadCore().abi.groth16_synthesize.async(h, witness, ab, cancel ?? null, out, slot, cb));
+    await callAsync('cuzk_groth16_synthesize', (slot, cb) => loadCore().abi.groth16_synthesize.async(h, witness, ab, cancel ?? null, out, slot, cb));
     return toStats(out);
   }
 
@@ -174,7 +158,7 @@ export class NativeKey {
     if (r.byteLength !== 32 || s.byteLength !== 32) throw new CuzkError('E_INVALID_ARG', 'prove: r and s must be 32 bytes');
     if (proofOut.byteLength < 2 * z.g1 + z.g2) throw new CuzkError('E_INVALID_ARG', 'prove: proof buffer too small');
     const out: Record<string, unknown> = {};
-    await runAsync('cuzk_groth16_prove_ab', (slot, cb) => loadCore().abi.groth16_prove_ab.async(h, witness, ab, device, r, s, proofOut, cancel ?? null, out, slot, cb));
+    await callAsync('cuzk_groth16_prove_ab', (slot, cb) => loadCore().abi.groth16_prove_ab.async(h, witness, ab, device, r, s, proofOut, cancel ?? null, out, slot, cb));
     return toStats(out);
   }
 
@@ -186,7 +170,7 @@ export class NativeKey {
   /** Uploads the points to GPU `device` (off the event loop); idempotent. */
   gpuUpload(device: number): Promise<void> {
     const h = this.#live();
-    return runAsync('cuzk_gpu_key_upload', (slot, cb) => loadCore().abi.gpu_key_upload.async(h, device, slot, cb));
+    return callAsync('cuzk_gpu_key_upload', (slot, cb) => loadCore().abi.gpu_key_upload.async(h, device, slot, cb));
   }
 
   gpuEvict(device: number): void {

@@ -32,7 +32,8 @@ function call(op: string, fn: (slot: ReturnType<typeof newErrorSlot>) => number)
   check(fn(slot), slot, op, stack);
 }
 
-function callAsync(op: string, fn: (slot: ReturnType<typeof newErrorSlot>, cb: (err: unknown, res: number) => void) => void): Promise<void> {
+/** Runs a koffi async call and settles with its status turned into a CuzkError (shared by the key wrappers). */
+export function callAsync(op: string, fn: (slot: ReturnType<typeof newErrorSlot>, cb: (err: unknown, res: number) => void) => void): Promise<void> {
   const stack = new Error();
   const slot = newErrorSlot();
   return new Promise((resolve, reject) => {
