@@ -48,7 +48,8 @@ async function assertDevProof(job: JobInfo): Promise<void> {
 /** One after another, so the engine's FIFO order is the array's order. */
 async function submitDev(c: CuzkClient, n: number, prefix: string): Promise<JobInfo[]> {
   const jobs: JobInfo[] = [];
-  for (let i = 0; i < n; i++) jobs.push((await c.submit({ key: dev.zkey, witnesses: [witness], requestId: `${prefix}-${i}` })).job);
+  // four proofs per job, so a job seen running is still running a moment later, even on a fast machine
+  for (let i = 0; i < n; i++) jobs.push((await c.submit({ key: dev.zkey, witnesses: [witness, witness, witness, witness], requestId: `${prefix}-${i}` })).job);
   return jobs;
 }
 
@@ -73,7 +74,7 @@ describe('cuzk serve: durability', () => {
         assert.equal(done.submittedAt, j.submittedAt, 'the original submission time is kept');
         await assertDevProof(done);
       }
-      const again = await c.submit({ key: dev.zkey, witnesses: [witness], requestId: 'kill9-1' });
+      const again = await c.submit({ key: dev.zkey, witnesses: [witness, witness, witness, witness], requestId: 'kill9-1' });
       assert.equal(again.deduplicated, true);
       assert.equal(again.job.id, jobs[1]!.id);
       const old = await c.await(early.id, 0);
@@ -114,14 +115,16 @@ describe('cuzk serve: durability', () => {
     const dir = dataDir();
     let d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '50'] });
     let c = new CuzkClient({ address: d.address });
-    const [job] = await submitDev(c, 1, 'deadline');
-    assert.equal(await runningJob(c), job!.id);
+    // six proofs in one job: still running at the 50 ms deadline even where one proof is quick (a
+    // single proof can finish inside its last phase before the stop is seen, and is then kept)
+    const { job } = await c.submit({ key: dev.zkey, witnesses: Array.from({ length: 6 }, () => witness), requestId: 'deadline-0' });
+    assert.equal(await runningJob(c), job.id);
     assert.equal(await d.stop('SIGTERM'), 0, d.logs());
     assert.match(d.logs(), /stays queued in the journal/);
 
     d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000'] });
     c = new CuzkClient({ address: d.address });
-    await assertDevProof(await c.await(job!.id));
+    await assertDevProof(await c.await(job.id));
     const [next] = await submitDev(c, 1, 'twice');
     assert.equal(await runningJob(c), next!.id);
     const t0 = Date.now();
