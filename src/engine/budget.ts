@@ -18,7 +18,8 @@ export interface PoolStatus {
   waiters: number;
 }
 
-/** Called with the bytes wanted per pool; frees what it can (synchronously) and returns. */
+/** Called with the bytes missing per pool (what a request needs beyond what is free); frees what it
+ * can (synchronously) and returns. */
 export type Reclaimer = (want: Request) => void;
 
 interface Waiter {
@@ -167,9 +168,19 @@ export class MemoryBudget {
 
   #reclaim(req: Request): void {
     for (const fn of this.#reclaimers) {
-      if (this.#fits(req)) return;
-      fn(req);
+      const short = this.#shortfall(req);
+      if (Object.keys(short).length === 0) return;
+      fn(short);
     }
+  }
+
+  #shortfall(req: Request): Request {
+    const short: Request = {};
+    for (const [p, b] of Object.entries(req) as [PoolName, number][]) {
+      const over = (this.#used.get(p) ?? 0) + b - (this.#limit.get(p) ?? 0);
+      if (over > 0) short[p] = over;
+    }
+    return short;
   }
 
   // Whether a waiter before index `before` wants any pool that `req` wants.

@@ -78,8 +78,9 @@ export class Engine implements ProvingEngine {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
     if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance', { retryable: true });
     const partitions = this.#validate(req);
-    const digest = requestDigest(req);
-    const existing = this.#scheduler.lookup(req.requestId, digest);
+    // hashing the witnesses costs a pass over them: only a request id needs it
+    const digest = req.requestId === undefined ? undefined : requestDigest(req);
+    const existing = digest === undefined ? undefined : this.#scheduler.lookup(req.requestId, digest);
     if (existing !== undefined) {
       const j = this.#jobs.get(existing);
       if (j) return this.#info(j);

@@ -164,14 +164,7 @@ export class KeyCache {
   }
 
   #unload(e: KeyEntry): void {
-    for (const [device, slot] of e.devices) {
-      try {
-        e.key?.native.gpuEvict(device);
-      } finally {
-        slot.reservation?.release();
-      }
-    }
-    e.devices.clear();
+    for (const device of [...e.devices.keys()]) this.#dropDevice(e, device);
     if (e.key) log.info('key evicted', { key: e.id });
     e.key?.release();
     e.key = undefined;
@@ -179,17 +172,40 @@ export class KeyCache {
     e.hostReservation = undefined;
   }
 
-  // Budget pressure: free idle keys, least recently used first, from the pools that are short.
+  #dropDevice(e: KeyEntry, device: number): void {
+    const slot = e.devices.get(device);
+    e.devices.delete(device);
+    try {
+      e.key?.native.gpuEvict(device);
+    } finally {
+      slot?.reservation?.release();
+    }
+  }
+
+  // Budget pressure: free idle keys, least recently used first, from the pools that are short (the
+  // whole key for its host pool, its device copy for a GPU's pool), until the shortfall is freed.
   #reclaim(want: Partial<Record<PoolName, number>>): void {
+    const hostPool: PoolName = this.#pinned ? 'pinned' : 'host';
     const idle = [...this.#entries.values()].filter((e) => e.users === 0 && e.key).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+    const short = new Map(Object.entries(want).filter(([, b]) => (b ?? 0) > 0) as [PoolName, number][]);
     for (const e of idle) {
-      const gpuWanted = [...e.devices.keys()].filter((d) => (want[`gpu:${d}`] ?? 0) > 0);
-      const hostWanted = (want.host ?? 0) > 0 || (want.pinned ?? 0) > 0;
-      if (hostWanted) this.#unload(e);
-      else for (const d of gpuWanted) {
-        e.key?.native.gpuEvict(d);
-        e.devices.get(d)?.reservation?.release();
-        e.devices.delete(d);
+      if (short.size === 0) return; // freed enough: the other idle keys stay
+      const need = short.get(hostPool);
+      if (need !== undefined) {
+        const freed = e.hostReservation?.held[hostPool] ?? 0;
+        this.#unload(e);
+        if (freed >= need) short.delete(hostPool);
+        else short.set(hostPool, need - freed);
+        continue;
+      }
+      for (const d of [...e.devices.keys()]) {
+        const pool: PoolName = `gpu:${d}`;
+        const n = short.get(pool);
+        if (n === undefined) continue;
+        const freed = e.devices.get(d)?.reservation?.held[pool] ?? 0;
+        this.#dropDevice(e, d);
+        if (freed >= n) short.delete(pool);
+        else short.set(pool, n - freed);
       }
     }
   }

@@ -8,6 +8,7 @@
 // the same code path, so the difference can be measured.
 import { CuzkError } from '../errors.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
+import type { PinnedPoolStatus } from './api.js';
 import type { MemoryBudget, PoolName, Request, Reservation } from './budget.js';
 
 const MiB = 1 << 20;
@@ -28,14 +29,8 @@ export interface PooledBuffer {
   release(): void;
 }
 
-export interface PinnedPoolStats {
-  enabled: boolean;
-  buffers: number;
-  bytes: number;
-  inUse: number;
-  allocations: number;
-  allocationsAfterWarmup: number;
-}
+/** The pool's counters, as EngineStatus reports them. */
+export type PinnedPoolStats = PinnedPoolStatus;
 
 export class PinnedPool {
   readonly enabled: boolean;

@@ -5,10 +5,9 @@
 //   finalize (decode) → verify → buffers back to the pool.
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
 // request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED.
-import { randomBytes } from 'node:crypto';
 import { CuzkError, ProofError } from '../errors.js';
-import { decodeG1, decodeG2, g1Bytes, g2Bytes, leToBigint, scalarToLe } from '../formats/lem.js';
-import { proofToJson, publicToJson, type Groth16Proof } from '../formats/proof-json.js';
+import { scalarToLe } from '../formats/lem.js';
+import { proofToJson, publicToJson } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
 import type { ProveStats } from '../ffi/groth16-key.js';
 import { log } from '../log.js';
@@ -17,6 +16,7 @@ import type { MemoryBudget, Request } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
 import type { PinnedPool } from './pinned-pool.js';
+import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof-bytes.js';
 import type { ProvingKey } from './proving-key.js';
 import type { SpanRecorder } from './spans.js';
 import { verifyGroth16Async } from './verifier.js';
@@ -46,10 +46,6 @@ export function deviceScratchBytes(domainSize: number, nVars: number): number {
 /** Host scratch of one phase-2 call on the CPU core: the C vector and MSM buckets. */
 export function cpuScratchBytes(domainSize: number): number {
   return domainSize * 32 + (64 << 20);
-}
-
-function randomScalar(r: bigint): bigint {
-  return leToBigint(randomBytes(64)) % r; // 512 bits reduced: bias below 2^-250
 }
 
 const warnedTooBig = new WeakSet<ProvingKey>();
@@ -96,7 +92,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   const [wBuf, abBuf] = await pool.checkoutMany([h.nVars * 32, key.native.abBytes], `${name} buffers`, signal);
   try {
     const witness = wtns.readWitness(wBuf!.bytes);
-    const publicSignals = Array.from({ length: h.nPublic }, (_, i) => leToBigint(witness, 32 * (i + 1), 32));
+    const publicSignals = publicSignalsOf(witness, h.nPublic);
     stopped();
 
     // phase 1 on the CPU threads, one at a time
@@ -116,7 +112,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
     const r = deps.testRandomness?.r ?? randomScalar(h.r);
     const s = deps.testRandomness?.s ?? randomScalar(h.r);
-    const out = new Uint8Array(2 * g1Bytes(key.curve) + g2Bytes(key.curve));
+    const out = proofBuffer(key);
     const t2 = { start: 0 };
     const stats = await lane.run(job.id, async (): Promise<ProveStats> => {
       stopped();
@@ -136,12 +132,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
 
     // finalize and verify: a wrong proof is never returned
     let t0 = performance.now();
-    const proof: Groth16Proof = {
-      curve: h.curve,
-      a: decodeG1(out, key.curve, 0, 'proof A'),
-      b: decodeG2(out, key.curve, g1Bytes(key.curve), 'proof B'),
-      c: decodeG1(out, key.curve, g1Bytes(key.curve) + g2Bytes(key.curve), 'proof C'),
-    };
+    const proof = decodeProof(key, out);
     const result = { proof: proofToJson(proof), publicSignals: publicToJson(publicSignals) };
     let dur = performance.now() - t0;
     spans.record({ ...span, phase: 'finalize', track: 'finalize', start: t0, dur });

@@ -1,11 +1,11 @@
 // One Groth16 proof with a loaded ProvingKey: checks the witness against the key, draws r and s
 // from a CSPRNG, runs the native prover off the event loop, decodes the points and verifies the
 // proof before returning it (a wrong proof is never returned).
-import { randomBytes } from 'node:crypto';
 import { ProofError } from '../errors.js';
-import { decodeG1, decodeG2, g1Bytes, g2Bytes, leToBigint, scalarToLe } from '../formats/lem.js';
+import { scalarToLe } from '../formats/lem.js';
 import type { Groth16Proof } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, validateWitness, type WtnsHeader } from '../formats/wtns.js';
+import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof-bytes.js';
 import type { ProvingKey } from './proving-key.js';
 import { verifyGroth16 } from './verifier.js';
 
@@ -23,11 +23,6 @@ export interface ProveOptions {
   cancel?: Int32Array;
 }
 
-function randomScalar(r: bigint): bigint {
-  // 512 random bits reduced mod r: bias below 2^-250
-  return leToBigint(randomBytes(64)) % r;
-}
-
 /**
  * `witness`: nVars × 32-byte standard scalars (a .wtns section 2), already range-checked when it
  * came through WtnsFile; `wtnsHeader` (when given) is checked against the key.
@@ -39,19 +34,12 @@ export async function proveWithKey(key: ProvingKey, witness: Uint8Array, opts: P
   else validateWitness({ path: 'witness', curve: h.curve, n8: 32, prime: h.r, nWitness: h.nVars }, witness);
   const r = opts.randomness?.r ?? randomScalar(h.r);
   const s = opts.randomness?.s ?? randomScalar(h.r);
-  const c = key.curve;
-  const s1 = g1Bytes(c);
-  const out = new Uint8Array(2 * s1 + g2Bytes(c));
+  const out = proofBuffer(key);
   const t0 = performance.now();
   await key.native.prove(witness, scalarToLe(r % h.r), scalarToLe(s % h.r), out, opts.cancel);
   const t1 = performance.now();
-  const proof: Groth16Proof = {
-    curve: h.curve,
-    a: decodeG1(out, c, 0, 'proof A'),
-    b: decodeG2(out, c, s1, 'proof B'),
-    c: decodeG1(out, c, s1 + g2Bytes(c), 'proof C'),
-  };
-  const publicSignals = Array.from({ length: h.nPublic }, (_, i) => leToBigint(witness, 32 * (i + 1), 32));
+  const proof = decodeProof(key, out);
+  const publicSignals = publicSignalsOf(witness, h.nPublic);
   if (!opts.skipVerify && !verifyGroth16(key.vk, publicSignals, proof, key.vkBytes)) {
     throw new ProofError('E_PROOF_INVALID', `the proof for ${h.path} does not verify: the witness does not satisfy the circuit (check it with \`snarkjs wtns check\`)`);
   }
