@@ -29,6 +29,7 @@ serving (docs: README "Serving"):
   await <job-id> [<proof.json> <public.json>] --remote <addr>     wait for a job, write its proof
   prove <zkey> <wtns> <proof.json> <public.json> --remote <addr>  prove on a daemon (same files as local prove)
   status | keys [load <path>|evict <id>] | cancel <job-id>        daemon state, keys, cancel (--remote <addr>)
+  queue pause|resume --remote <addr>                              hold the daemon's queue (running jobs finish), or release it
 
 options: --json (machine-readable output)  --quiet  --verbose (stacks)  --threads N  --help  --version
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
@@ -82,6 +83,7 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
     case 'await':
     case 'status':
     case 'cancel':
+    case 'queue':
     case 'keys': {
       const m = await import('./remote.js');
       if (help) return (ctx.io.out(m.REMOTE_HELP + '\n'), 0);

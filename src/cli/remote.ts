@@ -12,6 +12,7 @@ export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priori
        cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> --remote <addr> [--upload-key]
        cuzk status
        cuzk cancel <job-id>
+       cuzk queue pause|resume
        cuzk keys [load <path> [--key-id ID] [--upload-key] | evict <id>]
 
 Talks to a \`cuzk serve\` daemon. <key> is a key id or a .zkey path on the daemon's machine;
@@ -126,12 +127,20 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
       const s = await client.status();
       const q = s.queues;
       printResult(ctx, s as unknown as Record<string, unknown>, [
-        `cuzk ${s.version} (${s.backend}), up ${(s.uptimeMs / 1000).toFixed(0)} s${s.draining ? ', draining' : ''}`,
+        `cuzk ${s.version} (${s.backend}), up ${(s.uptimeMs / 1000).toFixed(0)} s${s.draining ? ', draining' : ''}${s.paused ? ', queue paused' : ''}`,
         `queued: critical ${q.critical}, high ${q.high}, normal ${q.normal}, low ${q.low}; running ${s.running}`,
         `totals: ${Object.entries(s.totals).map(([k, v]) => `${k} ${v}`).join(', ')}`,
         ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
         ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
       ].join('\n'));
+      return 0;
+    }
+    case 'queue': {
+      const [sub] = args;
+      if (args.length !== 1 || (sub !== 'pause' && sub !== 'resume')) throw new InputError('E_INVALID_ARG', `queue: expected "pause" or "resume"\n${REMOTE_HELP}`);
+      const s = sub === 'pause' ? await client.pauseQueue() : await client.resumeQueue();
+      const queued = Object.values(s.queues).reduce((a, b) => a + b, 0);
+      printResult(ctx, { paused: s.paused, queues: s.queues, running: s.running }, `queue ${s.paused ? 'paused' : 'resumed'}: ${queued} queued, ${s.running} running`);
       return 0;
     }
     case 'keys': {

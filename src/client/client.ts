@@ -101,6 +101,15 @@ export class CuzkClient {
     return this.#call(async () => statusFromProto(await this.#rpc.getStatus({})));
   }
 
+  /** Holds the daemon's queue (jobs are accepted and queued, none starts) until resumeQueue(). */
+  pauseQueue(): Promise<DaemonStatus> {
+    return this.#call(async () => statusFromProto(await this.#rpc.pauseQueue({})));
+  }
+
+  resumeQueue(): Promise<DaemonStatus> {
+    return this.#call(async () => statusFromProto(await this.#rpc.resumeQueue({})));
+  }
+
   /** Prometheus text. */
   metrics(): Promise<string> {
     return this.#call(async () => (await this.#rpc.getMetrics({})).text);

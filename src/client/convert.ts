@@ -66,6 +66,7 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
     pinnedPool: { enabled: pp?.enabled ?? false, buffers: pp?.buffers ?? 0, bytes: num(pp?.bytes ?? 0n), inUse: pp?.inUse ?? 0, allocations: num(pp?.allocations ?? 0n), allocationsAfterWarmup: num(pp?.allocationsAfterWarmup ?? 0n) },
     totals: { submitted: num(t?.submitted ?? 0n), completed: num(t?.completed ?? 0n), failed: num(t?.failed ?? 0n), cancelled: num(t?.cancelled ?? 0n), expired: num(t?.expired ?? 0n), proofs: num(t?.proofs ?? 0n) },
     draining: s.draining,
+    paused: s.paused,
     version: s.version,
     journal: { ...s.journal },
   };

@@ -120,6 +120,8 @@ export interface EngineStatus {
   pinnedPool: PinnedPoolStatus;
   totals: { submitted: number; completed: number; failed: number; cancelled: number; expired: number; proofs: number };
   draining: boolean;
+  /** pause() holds queued jobs until resume(). */
+  paused: boolean;
 }
 
 export interface ProvingEngine {
@@ -134,6 +136,11 @@ export interface ProvingEngine {
   get(id: string): JobInfo | undefined;
   /** Cancels a queued job at once, a running one at its next phase boundary. Terminal jobs are returned unchanged. */
   cancel(id: string): JobInfo;
+  /** Holds the queue (BullMQ's pause): jobs are still accepted and queued, cancels and deadlines still
+   * apply, running jobs finish, but none starts until resume(). For maintenance, and for tests that
+   * need a job to stay queued by construction rather than by the machine's speed. */
+  pause(): void;
+  resume(): void;
   /** Progress events of one job; returns the unsubscribe function. Terminal jobs get their final state event at once. */
   subscribe(id: string, fn: (e: JobEvent) => void): () => void;
   loadKey(path: string, opts?: { id?: string }): Promise<KeyInfo>;
@@ -174,4 +181,7 @@ export interface EngineConfig {
   tracePath?: string;
   /** Test-only: fixed proof randomisers (proofs are then not zero-knowledge). */
   testRandomness?: { r: bigint; s: bigint };
+  /** Test-only: awaited by every partition after phase 1, before its device phase, so a test can hold
+   * a job in 'running' by construction (a stop aborts `signal`; the partition then ends cancelled). */
+  testHooks?: { beforeDevicePhase?: (at: { jobId: string; partition: number }, signal: AbortSignal) => Promise<void> };
 }

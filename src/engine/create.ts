@@ -16,7 +16,7 @@ import { SpanRecorder } from './spans.js';
 import { WitnessPool } from './witness-pool.js';
 
 /** The effective configuration: every default filled in from the machine. */
-export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineConfig, 'tracePath' | 'testRandomness' | 'memory'>> & Pick<EngineConfig, 'tracePath' | 'testRandomness'> & { memory: { host: number; pinned: number; gpu: number } } {
+export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks' | 'memory'>> & Pick<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks'> & { memory: { host: number; pinned: number; gpu: number } } {
   const ram = totalmem();
   return {
     backend: config.backend ?? 'auto',
@@ -33,6 +33,7 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
     keyIdleMs: config.keyIdleMs ?? 0,
     tracePath: config.tracePath,
     testRandomness: config.testRandomness,
+    testHooks: config.testHooks,
   };
 }
 

@@ -49,6 +49,7 @@ export class Engine implements ProvingEngine {
   readonly #started = Date.now();
   readonly #totals = { submitted: 0, completed: 0, failed: 0, cancelled: 0, expired: 0, proofs: 0 };
   #draining = false;
+  #paused = false;
   #closed = false;
 
   constructor(parts: EngineParts) {
@@ -125,6 +126,17 @@ export class Engine implements ProvingEngine {
     return this.#info(job);
   }
 
+  pause(): void {
+    if (!this.#paused) log.info('queue paused: queued jobs wait for resume', { queued: this.#scheduler.size });
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (this.#paused) log.info('queue resumed', { queued: this.#scheduler.size });
+    this.#paused = false;
+    queueMicrotask(() => this.#dispatch());
+  }
+
   subscribe(id: string, fn: (e: JobEvent) => void): () => void {
     return this.#job(id).subscribe(fn);
   }
@@ -183,6 +195,7 @@ export class Engine implements ProvingEngine {
       pinnedPool: this.#p.pool.stats(),
       totals: { ...this.#totals },
       draining: this.#draining,
+      paused: this.#paused,
     };
   }
 
@@ -262,7 +275,7 @@ export class Engine implements ProvingEngine {
   }
 
   #dispatch(): void {
-    while (!this.#draining && this.#running.size < this.maxRunning) {
+    while (!this.#draining && !this.#paused && this.#running.size < this.maxRunning) {
       const job = this.#scheduler.next();
       if (!job) return;
       this.#running.add(job);
@@ -283,7 +296,7 @@ export class Engine implements ProvingEngine {
       const key = await this.#p.keys.load(entry, job.abort.signal);
       const deps: PipelineDeps = {
         budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
-        cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness,
+        cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
       const parts = Array.from({ length: job.partitions }, (_, k) => provePartition(job, k, key, deps));

@@ -11,7 +11,7 @@ import { proofToJson, publicToJson } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
 import type { ProveStats } from '../ffi/groth16-key.js';
 import { log } from '../log.js';
-import type { ProofOutput } from './api.js';
+import type { EngineConfig, ProofOutput } from './api.js';
 import type { MemoryBudget, Request } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
@@ -36,6 +36,7 @@ export interface PipelineDeps {
   ensureOnDevice: (device: number, signal: AbortSignal) => Promise<void>;
   verify: boolean;
   testRandomness?: { r: bigint; s: bigint };
+  testHooks?: EngineConfig['testHooks'];
 }
 
 /** Device scratch of one phase-2 call: A, B, C, T vectors, the witness, and two concurrent MSMs. */
@@ -106,6 +107,10 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     });
     deps.cpu.tail = run1.catch(() => undefined);
     await run1;
+    if (deps.testHooks?.beforeDevicePhase) {
+      await deps.testHooks.beforeDevicePhase({ jobId: job.id, partition: part }, signal);
+      stopped();
+    }
 
     // phase 2 on a device lane
     const lane = pickLane(deps, key);

@@ -75,6 +75,7 @@ export function statusToProto(s: EngineStatus, extra: { version: string; journal
     pinnedPool: { ...s.pinnedPool, bytes: big(s.pinnedPool.bytes), allocations: big(s.pinnedPool.allocations), allocationsAfterWarmup: big(s.pinnedPool.allocationsAfterWarmup) },
     totals: Object.fromEntries(Object.entries(s.totals).map(([k, v]) => [k, big(v)])),
     draining: s.draining,
+    paused: s.paused,
     version: extra.version,
     journal: extra.journal,
   });

@@ -73,6 +73,7 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
     if (!m) throw new InputError('E_INVALID_ARG', 'job is required');
     return c.jobs.submit(jobRequestFromProto(m));
   };
+  const status = async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts() });
   return {
     submitProof: (m) => guarded(async () => {
       const r = await submit(m);
@@ -85,7 +86,7 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
       return create(JobReplySchema, { job: jobToProto(job), deduplicated: r.deduplicated });
     }),
     cancelProof: (m) => guarded(async () => create(JobReplySchema, { job: jobToProto(await c.jobs.cancel(requireId(m.jobId, 'job_id'))) }), m.jobId),
-    getStatus: () => guarded(async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts() })),
+    getStatus: () => guarded(status),
     getMetrics: () => guarded(async () => create(GetMetricsResponseSchema, { text: await c.metrics() })),
     loadKey: (m) => guarded(async () => {
       const info = await loadKey(c, m.source, m.id);
@@ -97,6 +98,14 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
       await c.store.deleteKey(m.id);
       c.log.info({ keyId: m.id }, 'key evicted');
       return create(EvictKeyResponseSchema, {});
+    }),
+    pauseQueue: () => guarded(async () => {
+      c.engine.pause();
+      return status();
+    }),
+    resumeQueue: () => guarded(async () => {
+      c.engine.resume();
+      return status();
     }),
     listKeys: () => guarded(async () => create(ListKeysResponseSchema, { keys: c.engine.listKeys().map(keyToProto) })),
     async *watchJob(m, ctx) {

@@ -3,6 +3,14 @@
 import type { EngineConfig, ProvingEngine } from '../engine/api.js';
 import { createEngine } from '../engine/create.js';
 
+let testHooks: EngineConfig['testHooks'];
+
+/** Test-only (test/helpers/cuzk-child.ts): hooks for the engines made from here on, so a test can
+ * hold a daemon's job in 'running' by construction instead of racing the machine's speed. */
+export function setEngineTestHooks(hooks: EngineConfig['testHooks']): void {
+  testHooks = hooks;
+}
+
 export function startEngine(cfg: EngineConfig): Promise<ProvingEngine> {
-  return createEngine(cfg);
+  return createEngine(testHooks ? { ...cfg, testHooks } : cfg);
 }

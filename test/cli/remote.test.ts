@@ -58,6 +58,26 @@ describe('cuzk CLI against a daemon', () => {
     assert.equal((await runCli(['keys', 'evict', 'pos', '--remote', d.address])).code, 0);
   });
 
+  it('queue pause holds submitted jobs queued; queue resume lets them run', async () => {
+    const p = await runCli(['queue', 'pause', '--remote', d.address]);
+    assert.equal(p.code, 0, p.stderr);
+    assert.match(p.stdout, /^queue paused: 0 queued, 0 running$/m);
+    const s = await runCli(['submit', f('circuit.zkey'), f('witness.wtns'), '--remote', d.address]);
+    assert.equal(s.code, 0, s.stderr);
+    const id = s.stdout.trim();
+    const st = await runCli(['status', '--remote', d.address]);
+    assert.match(st.stdout, /queue paused/);
+    assert.match(st.stdout, /queued: critical 0, high 0, normal 1, low 0; running 0/);
+    const r = await runCli(['queue', 'resume', '--remote', d.address]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^queue resumed: /m);
+    const a = await runCli(['await', id, path.join(dir, 'p3.json'), path.join(dir, 'pub3.json'), '--remote', d.address]);
+    assert.equal(a.code, 0, a.stderr);
+    const bad = await runCli(['queue', 'stop', '--remote', d.address]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /queue: expected "pause" or "resume"/);
+  });
+
   it('a failed job and an unknown job give one line and exit statuses 1 and 2', async () => {
     const bad = await runCli(['prove', f('circuit.zkey'), f('witness_bad.wtns'), path.join(dir, 'x.json'), path.join(dir, 'y.json'), '--remote', d.address]);
     assert.equal(bad.code, 1);

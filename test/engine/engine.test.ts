@@ -66,10 +66,18 @@ describe('engine (CPU core)', () => {
 
   it('starts queued jobs by priority, FIFO within a priority', async () => {
     const prios = ['low', 'normal', 'critical', 'high', 'low', 'critical'] as const;
-    const ids = prios.map((priority) => e.submit({ key: zkey, witnesses: [w1], priority }).id);
-    const infos = await Promise.all(ids.map((id) => e.await(id)));
-    const started = infos.map((i, k) => ({ k, p: prios[k], at: i.startedAt! })).sort((a, b) => a.at - b.at || a.k - b.k);
-    assert.deepEqual(started.map((s) => s.k), [2, 5, 3, 1, 0, 4]);
+    // the order of the 'running' events, not start timestamps (two jobs can start in one millisecond)
+    e.pause();
+    const order: number[] = [];
+    const ids = prios.map((priority, k) => {
+      const id = e.submit({ key: zkey, witnesses: [w1], priority }).id;
+      e.subscribe(id, (ev) => { if (ev.type === 'state' && ev.state === 'running') order.push(k); });
+      return id;
+    });
+    assert.deepEqual(ids.map((id) => e.get(id)!.queuePosition), [4, 3, 0, 2, 5, 1]);
+    e.resume();
+    for (const id of ids) assert.equal((await e.await(id)).state, 'completed');
+    assert.deepEqual(order, [2, 5, 3, 1, 0, 4]);
   });
 
   it('treats a repeated request id as the same job and refuses it for other content', async () => {
@@ -92,20 +100,33 @@ describe('engine (CPU core)', () => {
 
   it('cancels queued and running jobs, frees their memory, and honours deadlines and await timeouts', async () => {
     const big = set('bn128', 'bits');
-    const many = Array.from({ length: 40 }, () => bytes(big, 'witness.wtns'));
-    const running = e.submit({ key: vectorFile(big, 'circuit.zkey'), witnesses: many });
+    const bigKey = vectorFile(big, 'circuit.zkey');
+    const many = Array.from({ length: 4 }, () => bytes(big, 'witness.wtns'));
+    // a paused engine keeps jobs queued by construction; the running job is cancelled from its
+    // first synthesis event, so it is mid-pipeline whatever this machine's speed
+    e.pause();
+    const running = e.submit({ key: bigKey, witnesses: many });
     const queued = [0, 1, 2].map(() => e.submit({ key: zkey, witnesses: [w1], priority: 'low' }));
     const early = await e.await(running.id, 5);
-    assert.ok(early.state === 'queued' || early.state === 'running', 'await returns the current state on timeout');
+    assert.equal(early.state, 'queued', 'await returns the current state on timeout');
+    assert.equal(e.status().paused, true);
     const cq = e.cancel(queued[2]!.id);
     assert.equal(cq.state, 'cancelled');
-    await new Promise((r) => setTimeout(r, 50));
-    e.cancel(running.id);
+    const cancelledMidway = new Promise<string>((resolve) => {
+      e.subscribe(running.id, (ev) => {
+        if (ev.type !== 'phase' || ev.phase !== 'synthesis') return;
+        resolve(e.cancel(running.id).state);
+      });
+    });
+    e.resume();
+    assert.equal(await cancelledMidway, 'running', 'cancelled while running');
     const r = await e.await(running.id);
     assert.equal(r.state, 'cancelled');
     assert.equal(r.error!.code, 'E_CANCELLED');
-    const expiring = e.submit({ key: vectorFile(big, 'circuit.zkey'), witnesses: many, deadlineMs: 30 });
+    e.pause();
+    const expiring = e.submit({ key: bigKey, witnesses: many, deadlineMs: 30 });
     const x = await e.await(expiring.id);
+    e.resume();
     assert.equal(x.state, 'expired');
     assert.equal(x.error!.code, 'E_TIMEOUT');
     for (const q of queued.slice(0, 2)) await verifyAll(poseidon, await e.await(q.id));

@@ -101,14 +101,28 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
   it('cancel: a queued job ends cancelled; a finished one comes back unchanged', async () => {
     const key = file(bnBits, 'circuit.zkey');
     const w = bytes(bnBits, 'witness.wtns');
-    const ahead = await Promise.all(Array.from({ length: 12 }, () => sdk.submit({ key, witnesses: [w] })));
-    const { job } = await sdk.submit({ key, witnesses: [w], priority: 'low' });
-    const c = await sdk.cancel(job.id);
-    assert.equal(c.state, 'cancelled');
-    assert.equal((await sdk.await(job.id)).state, 'cancelled');
-    const first = await sdk.await(ahead[0]!.job.id);
+    // a paused queue holds both jobs queued by construction, however fast this machine proves
+    assert.equal((await sdk.pauseQueue()).paused, true);
+    let kept: JobInfo;
+    try {
+      kept = (await sdk.submit({ key, witnesses: [w] })).job;
+      const { job } = await sdk.submit({ key, witnesses: [w], priority: 'low' });
+      const held = await sdk.await(kept.id, 50);
+      assert.equal(held.state, 'queued', 'a paused queue starts nothing');
+      assert.equal(held.queuePosition, 0);
+      const s = await sdk.status();
+      assert.equal(s.paused, true);
+      assert.equal(s.queues.normal + s.queues.low, 2);
+      const c = await sdk.cancel(job.id);
+      assert.equal(c.state, 'cancelled');
+      assert.equal((await sdk.await(job.id)).state, 'cancelled');
+      assert.equal((await sdk.status()).queues.low, 0, 'the cancelled job left the queue');
+    } finally {
+      assert.equal((await sdk.resumeQueue()).paused, false);
+    }
+    const first = await sdk.await(kept.id);
+    assert.equal(first.state, 'completed');
     assert.equal((await sdk.cancel(first.id)).state, 'completed');
-    await Promise.all(ahead.map((a) => sdk.await(a.job.id)));
   });
 
   it('failed jobs carry the reason; bad requests are refused before the engine', async () => {

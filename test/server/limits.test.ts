@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
-import { slowDevKey, type DevKey } from '../helpers/dev-key.js';
 import { removeDataDir, runChild, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
 import { plainGrpc } from '../helpers/grpc.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
@@ -16,9 +15,7 @@ const multWtns = new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns'))
 const TOKEN = 'test-token-0123456789';
 
 let d: DaemonProcess;
-let dev: DevKey;
 before(async () => {
-  dev = await slowDevKey(8192);
   d = await startDaemon({ args: ['--token', TOKEN, '--max-queue', '2', '--max-message-bytes', '400000', '--max-key-bytes', '10000'] });
 });
 after(async () => {
@@ -66,38 +63,31 @@ describe('cuzk serve: token', () => {
 
 describe('cuzk serve: backpressure', () => {
   it('a full queue answers E_OVERLOADED / 429 with the queue state; accepted jobs finish', async () => {
-    // proofs take ~0.5 s here and a submit a few ms, so submitting one after another fills the
-    // queue (max_queue 2) within a few calls; every accepted job is awaited at the end
+    // the queue is paused, so it holds exactly max_queue (2) jobs by construction: the third submit
+    // is refused, whatever this machine's speed; every accepted job is awaited at the end
     const c = new CuzkClient({ address: d.address, token: TOKEN });
-    const zkey = dev.zkey;
-    const w = new Uint8Array(readFileSync(dev.wtns));
+    const zkey = multKey;
+    const w = multWtns;
     const accepted: string[] = [];
-    let refused: CuzkError | undefined;
-    for (let i = 0; i < 20 && !refused; i++) {
-      const r = await caught(c.submit({ key: zkey, witnesses: [w] }));
-      if (r instanceof CuzkError) refused = r;
-      else accepted.push(r.job.id);
-    }
-    assert.ok(refused, 'never refused');
+    await c.pauseQueue();
+    for (let i = 0; i < 2; i++) accepted.push((await c.submit({ key: zkey, witnesses: [w] })).job.id);
+    const refused = await caught(c.submit({ key: zkey, witnesses: [w] }));
+    assert.ok(refused instanceof CuzkError, 'the third job was accepted into a full queue');
     assert.equal(refused.code, 'E_OVERLOADED', refused.message);
     assert.equal(refused.retryable, true);
     assert.equal(refused.details?.maxQueue, 2);
     assert.ok(refused.details?.queued !== undefined, 'the queue state comes with the refusal');
-    let http: Response | undefined;
-    for (let i = 0; i < 20; i++) {
-      http = await fetch(`${d.url}/cuzk.v1.ProvingService/SubmitProof`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-        body: JSON.stringify({ key: zkey, witnesses: [Buffer.from(w).toString('base64')] }),
-      });
-      if (http.status !== 200) break;
-      accepted.push(((await http.json()) as { job: { id: string } }).job.id);
-    }
-    assert.equal(http!.status, 429);
-    const body = (await http!.json()) as { code: string; message: string; details: { debug?: { details?: { maxQueue?: number } } }[] };
+    const http = await fetch(`${d.url}/cuzk.v1.ProvingService/SubmitProof`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ key: zkey, witnesses: [Buffer.from(w).toString('base64')] }),
+    });
+    assert.equal(http.status, 429);
+    const body = (await http.json()) as { code: string; message: string; details: { debug?: { details?: { maxQueue?: number } } }[] };
     assert.equal(body.code, 'resource_exhausted');
     assert.match(body.message, /^E_OVERLOADED: .*queue is full/);
     assert.equal(body.details[0]?.debug?.details?.maxQueue, 2);
+    await c.resumeQueue();
     for (const id of accepted) assert.equal((await c.await(id)).state, 'completed');
     // refused jobs were never journaled: the journal holds only the accepted ones
     const s = await c.status();

@@ -15,7 +15,33 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file cuzk/v1/cuzk.proto.
  */
 export const file_cuzk_v1_cuzk: GenFile = /*@__PURE__*/
-  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiuQEKElN1Ym1pdFByb29mUmVxdWVzdBILCgNrZXkYASABKAkSEQoJd2l0bmVzc2VzGAIgAygMEicKBmlucHV0cxgDIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDAoEd2FzbRgEIAEoCRIjCghwcmlvcml0eRgFIAEoDjIRLmN1emsudjEuUHJpb3JpdHkSEgoKcmVxdWVzdF9pZBgGIAEoCRITCgtkZWFkbGluZV9tcxgHIAEoBCJLChFBd2FpdFByb29mUmVxdWVzdBIOCgZqb2JfaWQYASABKAkSFwoKdGltZW91dF9tcxgCIAEoDUgAiAEBQg0KC190aW1lb3V0X21zImAKDFByb3ZlUmVxdWVzdBIoCgNqb2IYASABKAsyGy5jdXprLnYxLlN1Ym1pdFByb29mUmVxdWVzdBIXCgp0aW1lb3V0X21zGAIgASgNSACIAQFCDQoLX3RpbWVvdXRfbXMiJAoSQ2FuY2VsUHJvb2ZSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCSI7CghKb2JSZXBseRIZCgNqb2IYASABKAsyDC5jdXprLnYxLkpvYhIUCgxkZWR1cGxpY2F0ZWQYAiABKAgiwwMKA0pvYhIKCgJpZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA2tleRgDIAEoCRIjCghwcmlvcml0eRgEIAEoDjIRLmN1emsudjEuUHJpb3JpdHkSIAoFc3RhdGUYBSABKA4yES5jdXprLnYxLkpvYlN0YXRlEhIKCnBhcnRpdGlvbnMYBiABKA0SFwoPc3VibWl0dGVkX2F0X21zGAcgASgEEhUKDXN0YXJ0ZWRfYXRfbXMYCCABKAQSFgoOZmluaXNoZWRfYXRfbXMYCSABKAQSGwoOcXVldWVfcG9zaXRpb24YCiABKA1IAIgBARIjCgVlcnJvchgLIAEoCzIULmN1emsudjEuRXJyb3JEZXRhaWwSJAoGcHJvb2ZzGAwgAygLMhQuY3V6ay52MS5Qcm9vZk91dHB1dBIvCgp0aW1pbmdzX21zGA0gAygLMhsuY3V6ay52MS5Kb2IuVGltaW5nc01zRW50cnkSDgoGZGV2aWNlGA4gASgJGjAKDlRpbWluZ3NNc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAToCOAFCEQoPX3F1ZXVlX3Bvc2l0aW9uIk0KC1Byb29mT3V0cHV0EiYKBXByb29mGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIWCg5wdWJsaWNfc2lnbmFscxgCIAMoCSJmCgtFcnJvckRldGFpbBIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDgoGam9iX2lkGAMgASgJEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IiEKD1dhdGNoSm9iUmVxdWVzdBIOCgZqb2JfaWQYASABKAkioQEKCEpvYkV2ZW50Eg4KBmpvYl9pZBgBIAEoCRINCgVhdF9tcxgCIAEoBBIiCgVzdGF0ZRgDIAEoDjIRLmN1emsudjEuSm9iU3RhdGVIABIkCgVwaGFzZRgEIAEoCzITLmN1emsudjEuUGhhc2VFdmVudEgAEiMKBWVycm9yGAUgASgLMhQuY3V6ay52MS5FcnJvckRldGFpbEIHCgVldmVudCJJCgpQaGFzZUV2ZW50Eg0KBXBoYXNlGAEgASgJEhEKCXBhcnRpdGlvbhgCIAEoDRIKCgJtcxgDIAEoARINCgVieXRlcxgEIAEoBCISChBHZXRTdGF0dXNSZXF1ZXN0IuYDChFHZXRTdGF0dXNSZXNwb25zZRIPCgdiYWNrZW5kGAEgASgJEhEKCXVwdGltZV9tcxgCIAEoBBIgCgdkZXZpY2VzGAMgAygLMg8uY3V6ay52MS5EZXZpY2USGgoEa2V5cxgEIAMoCzIMLmN1emsudjEuS2V5EjYKBnF1ZXVlcxgFIAMoCzImLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2UuUXVldWVzRW50cnkSDwoHcnVubmluZxgGIAEoDRIfCgZidWRnZXQYByABKAsyDy5jdXprLnYxLkJ1ZGdldBIoCgtwaW5uZWRfcG9vbBgIIAEoCzITLmN1emsudjEuUGlubmVkUG9vbBIfCgZ0b3RhbHMYCSABKAsyDy5jdXprLnYxLlRvdGFscxIQCghkcmFpbmluZxgKIAEoCBIPCgd2ZXJzaW9uGAsgASgJEjgKB2pvdXJuYWwYDCADKAsyJy5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlLkpvdXJuYWxFbnRyeRotCgtRdWV1ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi4KDEpvdXJuYWxFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBIowBCgZEZXZpY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIUCgxtZW1vcnlfdG90YWwYAyABKAQSEwoLbWVtb3J5X2ZyZWUYBCABKAQSEwoLY3VycmVudF9qb2IYBSABKAkSGAoLdXRpbGlzYXRpb24YBiABKAFIAIgBAUIOCgxfdXRpbGlzYXRpb24iRQoJQnVkZ2V0VXNlEgoKAmlkGAEgASgJEg0KBWxpbWl0GAIgASgEEgwKBHVzZWQYAyABKAQSDwoHd2FpdGVycxgEIAEoDSJvCgZCdWRnZXQSIAoEaG9zdBgBIAEoCzISLmN1emsudjEuQnVkZ2V0VXNlEiIKBnBpbm5lZBgCIAEoCzISLmN1emsudjEuQnVkZ2V0VXNlEh8KA2dwdRgDIAMoCzISLmN1emsudjEuQnVkZ2V0VXNlIoQBCgpQaW5uZWRQb29sEg8KB2VuYWJsZWQYASABKAgSDwoHYnVmZmVycxgCIAEoDRINCgVieXRlcxgDIAEoBBIOCgZpbl91c2UYBCABKA0SEwoLYWxsb2NhdGlvbnMYBSABKAQSIAoYYWxsb2NhdGlvbnNfYWZ0ZXJfd2FybXVwGAYgASgEInIKBlRvdGFscxIRCglzdWJtaXR0ZWQYASABKAQSEQoJY29tcGxldGVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIRCgljYW5jZWxsZWQYBCABKAQSDwoHZXhwaXJlZBgFIAEoBBIOCgZwcm9vZnMYBiABKAQiEwoRR2V0TWV0cmljc1JlcXVlc3QiIgoSR2V0TWV0cmljc1Jlc3BvbnNlEgwKBHRleHQYASABKAkiRgoOTG9hZEtleVJlcXVlc3QSDgoEcGF0aBgBIAEoCUgAEg4KBHprZXkYAiABKAxIABIKCgJpZBgDIAEoCUIICgZzb3VyY2UixQEKA0tleRIKCgJpZBgBIAEoCRIMCgRwYXRoGAIgASgJEg0KBWN1cnZlGAMgASgJEg4KBm5fdmFycxgEIAEoDRIQCghuX3B1YmxpYxgFIAEoDRITCgtkb21haW5fc2l6ZRgGIAEoDRINCgVieXRlcxgHIAEoBBIRCglyZXNpZGVuY3kYCCABKAkSDQoFdXNlcnMYCSABKA0SFAoMbG9hZGVkX2F0X21zGAogASgEEhcKD2xhc3RfdXNlZF9hdF9tcxgLIAEoBCIdCg9FdmljdEtleVJlcXVlc3QSCgoCaWQYASABKAkiEgoQRXZpY3RLZXlSZXNwb25zZSIRCg9MaXN0S2V5c1JlcXVlc3QiLgoQTGlzdEtleXNSZXNwb25zZRIaCgRrZXlzGAEgAygLMgwuY3V6ay52MS5LZXkqdQoIUHJpb3JpdHkSGAoUUFJJT1JJVFlfVU5TUEVDSUZJRUQQABIVChFQUklPUklUWV9DUklUSUNBTBABEhEKDVBSSU9SSVRZX0hJR0gQAhITCg9QUklPUklUWV9OT1JNQUwQAxIQCgxQUklPUklUWV9MT1cQBCqxAQoISm9iU3RhdGUSGQoVSk9CX1NUQVRFX1VOU1BFQ0lGSUVEEAASFAoQSk9CX1NUQVRFX1FVRVVFRBABEhUKEUpPQl9TVEFURV9SVU5OSU5HEAISFwoTSk9CX1NUQVRFX0NPTVBMRVRFRBADEhQKEEpPQl9TVEFURV9GQUlMRUQQBBIXChNKT0JfU1RBVEVfQ0FOQ0VMTEVEEAUSFQoRSk9CX1NUQVRFX0VYUElSRUQQBjL4BAoOUHJvdmluZ1NlcnZpY2USPQoLU3VibWl0UHJvb2YSGy5jdXprLnYxLlN1Ym1pdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSOwoKQXdhaXRQcm9vZhIaLmN1emsudjEuQXdhaXRQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EjEKBVByb3ZlEhUuY3V6ay52MS5Qcm92ZVJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5Ej0KC0NhbmNlbFByb29mEhsuY3V6ay52MS5DYW5jZWxQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EkIKCUdldFN0YXR1cxIZLmN1emsudjEuR2V0U3RhdHVzUmVxdWVzdBoaLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2USRQoKR2V0TWV0cmljcxIaLmN1emsudjEuR2V0TWV0cmljc1JlcXVlc3QaGy5jdXprLnYxLkdldE1ldHJpY3NSZXNwb25zZRIwCgdMb2FkS2V5EhcuY3V6ay52MS5Mb2FkS2V5UmVxdWVzdBoMLmN1emsudjEuS2V5Ej8KCEV2aWN0S2V5EhguY3V6ay52MS5FdmljdEtleVJlcXVlc3QaGS5jdXprLnYxLkV2aWN0S2V5UmVzcG9uc2USPwoITGlzdEtleXMSGC5jdXprLnYxLkxpc3RLZXlzUmVxdWVzdBoZLmN1emsudjEuTGlzdEtleXNSZXNwb25zZRI5CghXYXRjaEpvYhIYLmN1emsudjEuV2F0Y2hKb2JSZXF1ZXN0GhEuY3V6ay52MS5Kb2JFdmVudDABYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IrkBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQiSwoRQXdhaXRQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJEhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyJgCgxQcm92ZVJlcXVlc3QSKAoDam9iGAEgASgLMhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QSFwoKdGltZW91dF9tcxgCIAEoDUgAiAEBQg0KC190aW1lb3V0X21zIiQKEkNhbmNlbFByb29mUmVxdWVzdBIOCgZqb2JfaWQYASABKAkiOwoISm9iUmVwbHkSGQoDam9iGAEgASgLMgwuY3V6ay52MS5Kb2ISFAoMZGVkdXBsaWNhdGVkGAIgASgIIsMDCgNKb2ISCgoCaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgNrZXkYAyABKAkSIwoIcHJpb3JpdHkYBCABKA4yES5jdXprLnYxLlByaW9yaXR5EiAKBXN0YXRlGAUgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZRISCgpwYXJ0aXRpb25zGAYgASgNEhcKD3N1Ym1pdHRlZF9hdF9tcxgHIAEoBBIVCg1zdGFydGVkX2F0X21zGAggASgEEhYKDmZpbmlzaGVkX2F0X21zGAkgASgEEhsKDnF1ZXVlX3Bvc2l0aW9uGAogASgNSACIAQESIwoFZXJyb3IYCyABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsEiQKBnByb29mcxgMIAMoCzIULmN1emsudjEuUHJvb2ZPdXRwdXQSLwoKdGltaW5nc19tcxgNIAMoCzIbLmN1emsudjEuSm9iLlRpbWluZ3NNc0VudHJ5Eg4KBmRldmljZRgOIAEoCRowCg5UaW1pbmdzTXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAE6AjgBQhEKD19xdWV1ZV9wb3NpdGlvbiJNCgtQcm9vZk91dHB1dBImCgVwcm9vZhgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFgoOcHVibGljX3NpZ25hbHMYAiADKAkiZgoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg4KBmpvYl9pZBgDIAEoCRIoCgdkZXRhaWxzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIhCg9XYXRjaEpvYlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIqEBCghKb2JFdmVudBIOCgZqb2JfaWQYASABKAkSDQoFYXRfbXMYAiABKAQSIgoFc3RhdGUYAyABKA4yES5jdXprLnYxLkpvYlN0YXRlSAASJAoFcGhhc2UYBCABKAsyEy5jdXprLnYxLlBoYXNlRXZlbnRIABIjCgVlcnJvchgFIAEoCzIULmN1emsudjEuRXJyb3JEZXRhaWxCBwoFZXZlbnQiSQoKUGhhc2VFdmVudBINCgVwaGFzZRgBIAEoCRIRCglwYXJ0aXRpb24YAiABKA0SCgoCbXMYAyABKAESDQoFYnl0ZXMYBCABKAQiEgoQR2V0U3RhdHVzUmVxdWVzdCL2AwoRR2V0U3RhdHVzUmVzcG9uc2USDwoHYmFja2VuZBgBIAEoCRIRCgl1cHRpbWVfbXMYAiABKAQSIAoHZGV2aWNlcxgDIAMoCzIPLmN1emsudjEuRGV2aWNlEhoKBGtleXMYBCADKAsyDC5jdXprLnYxLktleRI2CgZxdWV1ZXMYBSADKAsyJi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlLlF1ZXVlc0VudHJ5Eg8KB3J1bm5pbmcYBiABKA0SHwoGYnVkZ2V0GAcgASgLMg8uY3V6ay52MS5CdWRnZXQSKAoLcGlubmVkX3Bvb2wYCCABKAsyEy5jdXprLnYxLlBpbm5lZFBvb2wSHwoGdG90YWxzGAkgASgLMg8uY3V6ay52MS5Ub3RhbHMSEAoIZHJhaW5pbmcYCiABKAgSDwoHdmVyc2lvbhgLIAEoCRI4Cgdqb3VybmFsGAwgAygLMicuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5Kb3VybmFsRW50cnkSDgoGcGF1c2VkGA0gASgIGi0KC1F1ZXVlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaLgoMSm91cm5hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEijAEKBkRldmljZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhQKDG1lbW9yeV90b3RhbBgDIAEoBBITCgttZW1vcnlfZnJlZRgEIAEoBBITCgtjdXJyZW50X2pvYhgFIAEoCRIYCgt1dGlsaXNhdGlvbhgGIAEoAUgAiAEBQg4KDF91dGlsaXNhdGlvbiJFCglCdWRnZXRVc2USCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAQSDAoEdXNlZBgDIAEoBBIPCgd3YWl0ZXJzGAQgASgNIm8KBkJ1ZGdldBIgCgRob3N0GAEgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USIgoGcGlubmVkGAIgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USHwoDZ3B1GAMgAygLMhIuY3V6ay52MS5CdWRnZXRVc2UihAEKClBpbm5lZFBvb2wSDwoHZW5hYmxlZBgBIAEoCBIPCgdidWZmZXJzGAIgASgNEg0KBWJ5dGVzGAMgASgEEg4KBmluX3VzZRgEIAEoDRITCgthbGxvY2F0aW9ucxgFIAEoBBIgChhhbGxvY2F0aW9uc19hZnRlcl93YXJtdXAYBiABKAQicgoGVG90YWxzEhEKCXN1Ym1pdHRlZBgBIAEoBBIRCgljb21wbGV0ZWQYAiABKAQSDgoGZmFpbGVkGAMgASgEEhEKCWNhbmNlbGxlZBgEIAEoBBIPCgdleHBpcmVkGAUgASgEEg4KBnByb29mcxgGIAEoBCITChFHZXRNZXRyaWNzUmVxdWVzdCIiChJHZXRNZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSJGCg5Mb2FkS2V5UmVxdWVzdBIOCgRwYXRoGAEgASgJSAASDgoEemtleRgCIAEoDEgAEgoKAmlkGAMgASgJQggKBnNvdXJjZSLFAQoDS2V5EgoKAmlkGAEgASgJEgwKBHBhdGgYAiABKAkSDQoFY3VydmUYAyABKAkSDgoGbl92YXJzGAQgASgNEhAKCG5fcHVibGljGAUgASgNEhMKC2RvbWFpbl9zaXplGAYgASgNEg0KBWJ5dGVzGAcgASgEEhEKCXJlc2lkZW5jeRgIIAEoCRINCgV1c2VycxgJIAEoDRIUCgxsb2FkZWRfYXRfbXMYCiABKAQSFwoPbGFzdF91c2VkX2F0X21zGAsgASgEIh0KD0V2aWN0S2V5UmVxdWVzdBIKCgJpZBgBIAEoCSISChBFdmljdEtleVJlc3BvbnNlIhEKD0xpc3RLZXlzUmVxdWVzdCIuChBMaXN0S2V5c1Jlc3BvbnNlEhoKBGtleXMYASADKAsyDC5jdXprLnYxLktleSp1CghQcmlvcml0eRIYChRQUklPUklUWV9VTlNQRUNJRklFRBAAEhUKEVBSSU9SSVRZX0NSSVRJQ0FMEAESEQoNUFJJT1JJVFlfSElHSBACEhMKD1BSSU9SSVRZX05PUk1BTBADEhAKDFBSSU9SSVRZX0xPVxAEKrEBCghKb2JTdGF0ZRIZChVKT0JfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBKT0JfU1RBVEVfUVVFVUVEEAESFQoRSk9CX1NUQVRFX1JVTk5JTkcQAhIXChNKT0JfU1RBVEVfQ09NUExFVEVEEAMSFAoQSk9CX1NUQVRFX0ZBSUxFRBAEEhcKE0pPQl9TVEFURV9DQU5DRUxMRUQQBRIVChFKT0JfU1RBVEVfRVhQSVJFRBAGMoYGCg5Qcm92aW5nU2VydmljZRI9CgtTdWJtaXRQcm9vZhIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI7CgpBd2FpdFByb29mEhouY3V6ay52MS5Bd2FpdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSMQoFUHJvdmUSFS5jdXprLnYxLlByb3ZlUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSPQoLQ2FuY2VsUHJvb2YSGy5jdXprLnYxLkNhbmNlbFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSQgoJR2V0U3RhdHVzEhkuY3V6ay52MS5HZXRTdGF0dXNSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJFCgpHZXRNZXRyaWNzEhouY3V6ay52MS5HZXRNZXRyaWNzUmVxdWVzdBobLmN1emsudjEuR2V0TWV0cmljc1Jlc3BvbnNlEjAKB0xvYWRLZXkSFy5jdXprLnYxLkxvYWRLZXlSZXF1ZXN0GgwuY3V6ay52MS5LZXkSPwoIRXZpY3RLZXkSGC5jdXprLnYxLkV2aWN0S2V5UmVxdWVzdBoZLmN1emsudjEuRXZpY3RLZXlSZXNwb25zZRI/CghMaXN0S2V5cxIYLmN1emsudjEuTGlzdEtleXNSZXF1ZXN0GhkuY3V6ay52MS5MaXN0S2V5c1Jlc3BvbnNlEjkKCFdhdGNoSm9iEhguY3V6ay52MS5XYXRjaEpvYlJlcXVlc3QaES5jdXprLnYxLkpvYkV2ZW50MAESRAoKUGF1c2VRdWV1ZRIaLmN1emsudjEuUGF1c2VRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkYKC1Jlc3VtZVF1ZXVlEhsuY3V6ay52MS5SZXN1bWVRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct]);
+
+/**
+ * @generated from message cuzk.v1.PauseQueueRequest
+ */
+export type PauseQueueRequest = Message<"cuzk.v1.PauseQueueRequest"> & {
+};
+
+/**
+ * Describes the message cuzk.v1.PauseQueueRequest.
+ * Use `create(PauseQueueRequestSchema)` to create a new message.
+ */
+export const PauseQueueRequestSchema: GenMessage<PauseQueueRequest> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 0);
+
+/**
+ * @generated from message cuzk.v1.ResumeQueueRequest
+ */
+export type ResumeQueueRequest = Message<"cuzk.v1.ResumeQueueRequest"> & {
+};
+
+/**
+ * Describes the message cuzk.v1.ResumeQueueRequest.
+ * Use `create(ResumeQueueRequestSchema)` to create a new message.
+ */
+export const ResumeQueueRequestSchema: GenMessage<ResumeQueueRequest> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 1);
 
 /**
  * @generated from message cuzk.v1.SubmitProofRequest
@@ -74,7 +100,7 @@ export type SubmitProofRequest = Message<"cuzk.v1.SubmitProofRequest"> & {
  * Use `create(SubmitProofRequestSchema)` to create a new message.
  */
 export const SubmitProofRequestSchema: GenMessage<SubmitProofRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 0);
+  messageDesc(file_cuzk_v1_cuzk, 2);
 
 /**
  * @generated from message cuzk.v1.AwaitProofRequest
@@ -98,7 +124,7 @@ export type AwaitProofRequest = Message<"cuzk.v1.AwaitProofRequest"> & {
  * Use `create(AwaitProofRequestSchema)` to create a new message.
  */
 export const AwaitProofRequestSchema: GenMessage<AwaitProofRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 1);
+  messageDesc(file_cuzk_v1_cuzk, 3);
 
 /**
  * @generated from message cuzk.v1.ProveRequest
@@ -120,7 +146,7 @@ export type ProveRequest = Message<"cuzk.v1.ProveRequest"> & {
  * Use `create(ProveRequestSchema)` to create a new message.
  */
 export const ProveRequestSchema: GenMessage<ProveRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 2);
+  messageDesc(file_cuzk_v1_cuzk, 4);
 
 /**
  * @generated from message cuzk.v1.CancelProofRequest
@@ -137,7 +163,7 @@ export type CancelProofRequest = Message<"cuzk.v1.CancelProofRequest"> & {
  * Use `create(CancelProofRequestSchema)` to create a new message.
  */
 export const CancelProofRequestSchema: GenMessage<CancelProofRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 3);
+  messageDesc(file_cuzk_v1_cuzk, 5);
 
 /**
  * @generated from message cuzk.v1.JobReply
@@ -161,7 +187,7 @@ export type JobReply = Message<"cuzk.v1.JobReply"> & {
  * Use `create(JobReplySchema)` to create a new message.
  */
 export const JobReplySchema: GenMessage<JobReply> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 4);
+  messageDesc(file_cuzk_v1_cuzk, 6);
 
 /**
  * @generated from message cuzk.v1.Job
@@ -253,7 +279,7 @@ export type Job = Message<"cuzk.v1.Job"> & {
  * Use `create(JobSchema)` to create a new message.
  */
 export const JobSchema: GenMessage<Job> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 5);
+  messageDesc(file_cuzk_v1_cuzk, 7);
 
 /**
  * @generated from message cuzk.v1.ProofOutput
@@ -279,7 +305,7 @@ export type ProofOutput = Message<"cuzk.v1.ProofOutput"> & {
  * Use `create(ProofOutputSchema)` to create a new message.
  */
 export const ProofOutputSchema: GenMessage<ProofOutput> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 6);
+  messageDesc(file_cuzk_v1_cuzk, 8);
 
 /**
  * A failed job's reason, and the detail attached to every RPC error (code E_* from cuzk's table).
@@ -315,7 +341,7 @@ export type ErrorDetail = Message<"cuzk.v1.ErrorDetail"> & {
  * Use `create(ErrorDetailSchema)` to create a new message.
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 7);
+  messageDesc(file_cuzk_v1_cuzk, 9);
 
 /**
  * @generated from message cuzk.v1.WatchJobRequest
@@ -332,7 +358,7 @@ export type WatchJobRequest = Message<"cuzk.v1.WatchJobRequest"> & {
  * Use `create(WatchJobRequestSchema)` to create a new message.
  */
 export const WatchJobRequestSchema: GenMessage<WatchJobRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 8);
+  messageDesc(file_cuzk_v1_cuzk, 10);
 
 /**
  * @generated from message cuzk.v1.JobEvent
@@ -378,7 +404,7 @@ export type JobEvent = Message<"cuzk.v1.JobEvent"> & {
  * Use `create(JobEventSchema)` to create a new message.
  */
 export const JobEventSchema: GenMessage<JobEvent> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 9);
+  messageDesc(file_cuzk_v1_cuzk, 11);
 
 /**
  * @generated from message cuzk.v1.PhaseEvent
@@ -410,7 +436,7 @@ export type PhaseEvent = Message<"cuzk.v1.PhaseEvent"> & {
  * Use `create(PhaseEventSchema)` to create a new message.
  */
 export const PhaseEventSchema: GenMessage<PhaseEvent> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 10);
+  messageDesc(file_cuzk_v1_cuzk, 12);
 
 /**
  * @generated from message cuzk.v1.GetStatusRequest
@@ -423,7 +449,7 @@ export type GetStatusRequest = Message<"cuzk.v1.GetStatusRequest"> & {
  * Use `create(GetStatusRequestSchema)` to create a new message.
  */
 export const GetStatusRequestSchema: GenMessage<GetStatusRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 11);
+  messageDesc(file_cuzk_v1_cuzk, 13);
 
 /**
  * @generated from message cuzk.v1.GetStatusResponse
@@ -492,6 +518,13 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
    * @generated from field: map<string, uint32> journal = 12;
    */
   journal: { [key: string]: number };
+
+  /**
+   * PauseQueue holds the queue until ResumeQueue.
+   *
+   * @generated from field: bool paused = 13;
+   */
+  paused: boolean;
 };
 
 /**
@@ -499,7 +532,7 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
  * Use `create(GetStatusResponseSchema)` to create a new message.
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 12);
+  messageDesc(file_cuzk_v1_cuzk, 14);
 
 /**
  * @generated from message cuzk.v1.Device
@@ -543,7 +576,7 @@ export type Device = Message<"cuzk.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 13);
+  messageDesc(file_cuzk_v1_cuzk, 15);
 
 /**
  * @generated from message cuzk.v1.BudgetUse
@@ -575,7 +608,7 @@ export type BudgetUse = Message<"cuzk.v1.BudgetUse"> & {
  * Use `create(BudgetUseSchema)` to create a new message.
  */
 export const BudgetUseSchema: GenMessage<BudgetUse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 14);
+  messageDesc(file_cuzk_v1_cuzk, 16);
 
 /**
  * @generated from message cuzk.v1.Budget
@@ -602,7 +635,7 @@ export type Budget = Message<"cuzk.v1.Budget"> & {
  * Use `create(BudgetSchema)` to create a new message.
  */
 export const BudgetSchema: GenMessage<Budget> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 15);
+  messageDesc(file_cuzk_v1_cuzk, 17);
 
 /**
  * @generated from message cuzk.v1.PinnedPool
@@ -644,7 +677,7 @@ export type PinnedPool = Message<"cuzk.v1.PinnedPool"> & {
  * Use `create(PinnedPoolSchema)` to create a new message.
  */
 export const PinnedPoolSchema: GenMessage<PinnedPool> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 16);
+  messageDesc(file_cuzk_v1_cuzk, 18);
 
 /**
  * @generated from message cuzk.v1.Totals
@@ -686,7 +719,7 @@ export type Totals = Message<"cuzk.v1.Totals"> & {
  * Use `create(TotalsSchema)` to create a new message.
  */
 export const TotalsSchema: GenMessage<Totals> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 17);
+  messageDesc(file_cuzk_v1_cuzk, 19);
 
 /**
  * @generated from message cuzk.v1.GetMetricsRequest
@@ -699,7 +732,7 @@ export type GetMetricsRequest = Message<"cuzk.v1.GetMetricsRequest"> & {
  * Use `create(GetMetricsRequestSchema)` to create a new message.
  */
 export const GetMetricsRequestSchema: GenMessage<GetMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 18);
+  messageDesc(file_cuzk_v1_cuzk, 20);
 
 /**
  * @generated from message cuzk.v1.GetMetricsResponse
@@ -716,7 +749,7 @@ export type GetMetricsResponse = Message<"cuzk.v1.GetMetricsResponse"> & {
  * Use `create(GetMetricsResponseSchema)` to create a new message.
  */
 export const GetMetricsResponseSchema: GenMessage<GetMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 19);
+  messageDesc(file_cuzk_v1_cuzk, 21);
 
 /**
  * @generated from message cuzk.v1.LoadKeyRequest
@@ -756,7 +789,7 @@ export type LoadKeyRequest = Message<"cuzk.v1.LoadKeyRequest"> & {
  * Use `create(LoadKeyRequestSchema)` to create a new message.
  */
 export const LoadKeyRequestSchema: GenMessage<LoadKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 20);
+  messageDesc(file_cuzk_v1_cuzk, 22);
 
 /**
  * @generated from message cuzk.v1.Key
@@ -825,7 +858,7 @@ export type Key = Message<"cuzk.v1.Key"> & {
  * Use `create(KeySchema)` to create a new message.
  */
 export const KeySchema: GenMessage<Key> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 21);
+  messageDesc(file_cuzk_v1_cuzk, 23);
 
 /**
  * @generated from message cuzk.v1.EvictKeyRequest
@@ -842,7 +875,7 @@ export type EvictKeyRequest = Message<"cuzk.v1.EvictKeyRequest"> & {
  * Use `create(EvictKeyRequestSchema)` to create a new message.
  */
 export const EvictKeyRequestSchema: GenMessage<EvictKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 22);
+  messageDesc(file_cuzk_v1_cuzk, 24);
 
 /**
  * @generated from message cuzk.v1.EvictKeyResponse
@@ -855,7 +888,7 @@ export type EvictKeyResponse = Message<"cuzk.v1.EvictKeyResponse"> & {
  * Use `create(EvictKeyResponseSchema)` to create a new message.
  */
 export const EvictKeyResponseSchema: GenMessage<EvictKeyResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 23);
+  messageDesc(file_cuzk_v1_cuzk, 25);
 
 /**
  * @generated from message cuzk.v1.ListKeysRequest
@@ -868,7 +901,7 @@ export type ListKeysRequest = Message<"cuzk.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 24);
+  messageDesc(file_cuzk_v1_cuzk, 26);
 
 /**
  * @generated from message cuzk.v1.ListKeysResponse
@@ -885,7 +918,7 @@ export type ListKeysResponse = Message<"cuzk.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 25);
+  messageDesc(file_cuzk_v1_cuzk, 27);
 
 /**
  * @generated from enum cuzk.v1.Priority
@@ -1070,6 +1103,25 @@ export const ProvingService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchJobRequestSchema;
     output: typeof JobEventSchema;
+  },
+  /**
+   * Holds the queue: jobs are still accepted, journaled and queued (cancels and deadlines apply),
+   * running jobs finish, none starts until ResumeQueue. Not journaled: a restart resumes.
+   *
+   * @generated from rpc cuzk.v1.ProvingService.PauseQueue
+   */
+  pauseQueue: {
+    methodKind: "unary";
+    input: typeof PauseQueueRequestSchema;
+    output: typeof GetStatusResponseSchema;
+  },
+  /**
+   * @generated from rpc cuzk.v1.ProvingService.ResumeQueue
+   */
+  resumeQueue: {
+    methodKind: "unary";
+    input: typeof ResumeQueueRequestSchema;
+    output: typeof GetStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cuzk_v1_cuzk, 0);
