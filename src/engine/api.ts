@@ -2,6 +2,7 @@
 // `cuzk bench` program against. Types only; engine.ts implements it. Everything here is plain data
 // (JSON-safe except the witness bytes), so the server can map it to gRPC/HTTP messages one to one.
 import type { ProofJson } from '../formats/proof-json.js';
+import type { Logger } from '../log.js';
 
 export const PRIORITIES = ['critical', 'high', 'normal', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -174,4 +175,6 @@ export interface EngineConfig {
   tracePath?: string;
   /** Test-only: fixed proof randomisers (proofs are then not zero-knowledge). */
   testRandomness?: { r: bigint; s: bigint };
+  /** Where the engine and the native loader log (a pino logger; its level is theirs). Default: the process's `log` (src/log.ts). */
+  logger?: Logger;
 }
