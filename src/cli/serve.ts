@@ -2,10 +2,10 @@
 // the first SIGINT/SIGTERM drains and exits, a second exits at once.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { log, setLogLevel } from '../log.js';
 import { checkExposure, parseListen } from '../server/auth.js';
 import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
 import { Daemon } from '../server/daemon.js';
-import { createLogger } from '../server/logger.js';
 import { SqliteJobStore } from '../server/sqlite-store.js';
 import { startEngine } from '../server/start-engine.js';
 import type { CliContext } from './output.js';
@@ -25,11 +25,11 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const cfg = loadServeConfig({ configPath: typeof configFlag === 'string' ? configFlag : undefined, flags });
   if (flags.has('print-config')) return (ctx.io.out(printConfig(cfg)), 0);
   const exposure = checkExposure(parseListen(cfg.listen), cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa }); // before anything opens
-  const log = createLogger(cfg.logLevel);
+  setLogLevel(cfg.logLevel); // the one level: daemon, engine and native loader log through `log`
   if (exposure) log.warn(exposure);
   const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
   const store = new SqliteJobStore(journalPath(cfg));
-  const engine = await startEngine(toEngineConfig(cfg));
+  const engine = await startEngine({ ...toEngineConfig(cfg), logger: log });
   const daemon = new Daemon({ cfg, engine, store, log, version });
   try {
     await daemon.start();

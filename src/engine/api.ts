@@ -2,6 +2,7 @@
 // `cuzk bench` program against. Types only; engine.ts implements it. Everything here is plain data
 // (JSON-safe except the witness bytes), so the server can map it to gRPC/HTTP messages one to one.
 import type { ProofJson } from '../formats/proof-json.js';
+import type { Logger } from '../log.js';
 
 export const PRIORITIES = ['critical', 'high', 'normal', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -184,4 +185,6 @@ export interface EngineConfig {
   /** Test-only: awaited by every partition after phase 1, before its device phase, so a test can hold
    * a job in 'running' by construction (a stop aborts `signal`; the partition then ends cancelled). */
   testHooks?: { beforeDevicePhase?: (at: { jobId: string; partition: number }, signal: AbortSignal) => Promise<void> };
+  /** Where the engine and the native loader log (a pino logger; its level is theirs). Default: the process's `log` (src/log.ts). */
+  logger?: Logger;
 }

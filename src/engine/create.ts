@@ -1,5 +1,6 @@
 // createEngine(): resolves the configuration against the machine (backend, GPUs, memory) and
-// assembles an Engine from its parts. The one log line of the core load says which backend runs.
+// assembles an Engine from its parts, all logging through `config.logger`. The one log line of the
+// core load says which backend runs.
 import { totalmem } from 'node:os';
 import { CuzkError, DeviceError } from '../errors.js';
 import { loadCore } from '../ffi/load.js';
@@ -16,7 +17,7 @@ import { SpanRecorder } from './spans.js';
 import { WitnessPool } from './witness-pool.js';
 
 /** The effective configuration: every default filled in from the machine. */
-export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks' | 'memory'>> & Pick<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks'> & { memory: { host: number; pinned: number; gpu: number } } {
+export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks' | 'memory' | 'logger'>> & Pick<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks'> & { memory: { host: number; pinned: number; gpu: number } } {
   const ram = totalmem();
   return {
     backend: config.backend ?? 'auto',
@@ -39,7 +40,8 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
 
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const cfg = resolveConfig(config);
-  const core = loadCore();
+  const logger = config.logger ?? log;
+  const core = loadCore(logger);
   if (cfg.threads > 0) setThreads(cfg.threads);
   const gpus = cfg.backend === 'cpu' || core.backend !== 'cuda' ? 0 : gpuCount();
   if (cfg.backend === 'cuda' && gpus === 0) {
@@ -62,13 +64,14 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     backend: gpus > 0 ? 'cuda' : 'cpu',
     budget,
     pool: new PinnedPool(budget, { enabled: usePinned }),
-    keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs }),
+    keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs, log: logger }),
     lanes,
     cpuLane,
     witnesses: new WitnessPool(),
     spans: new SpanRecorder(),
     metrics: (status) => new EngineMetrics(status),
+    log: logger,
   });
-  log.info('engine started', { backend: gpus > 0 ? 'cuda' : 'cpu', devices: lanes.map((l) => `${l.id} ${l.name}`), pinned: usePinned, memory: limits });
+  logger.info({ backend: gpus > 0 ? 'cuda' : 'cpu', devices: lanes.map((l) => `${l.id} ${l.name}`), pinned: usePinned, memory: limits }, 'engine started');
   return engine;
 }

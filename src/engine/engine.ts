@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { WtnsFile } from '../formats/wtns.js';
-import { log } from '../log.js';
+import type { Logger } from '../log.js';
 import {
   PRIORITIES, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
   type ProvingEngine,
@@ -34,6 +34,7 @@ export interface EngineParts {
   witnesses: WitnessPool;
   spans: SpanRecorder;
   metrics: (status: () => EngineStatus) => EngineMetrics;
+  log: Logger;
 }
 
 const FINISHED_KEPT = 10_000;
@@ -97,7 +98,7 @@ export class Engine implements ProvingEngine {
       job.deadlineTimer = setTimeout(() => this.#stop(job, 'expired'), req.deadlineMs);
       job.deadlineTimer.unref();
     }
-    log.debug('job queued', { job: job.id, key: entry.id, priority: job.priority, partitions });
+    this.#p.log.debug({ jobId: job.id, keyId: entry.id, priority: job.priority, partitions }, 'job queued');
     queueMicrotask(() => this.#dispatch());
     return this.#info(job);
   }
@@ -127,12 +128,12 @@ export class Engine implements ProvingEngine {
   }
 
   pause(): void {
-    if (!this.#paused) log.info('queue paused: queued jobs wait for resume', { queued: this.#scheduler.size });
+    if (!this.#paused) this.#p.log.info({ queued: this.#scheduler.size }, 'queue paused: queued jobs wait for resume');
     this.#paused = true;
   }
 
   resume(): void {
-    if (this.#paused) log.info('queue resumed', { queued: this.#scheduler.size });
+    if (this.#paused) this.#p.log.info({ queued: this.#scheduler.size }, 'queue resumed');
     this.#paused = false;
     queueMicrotask(() => this.#dispatch());
   }
@@ -154,7 +155,7 @@ export class Engine implements ProvingEngine {
         } catch (err) {
           // too large for this GPU's budget: it stays in pinned host memory and its proofs go elsewhere
           if (!(err instanceof CuzkError && err.code === 'E_DEVICE_OOM')) throw err;
-          log.warn('proving key stays in host memory: it does not fit this GPU', { key: e.id, device: lane.id, error: err.message });
+          this.#p.log.warn({ keyId: e.id, device: lane.id, error: err.message }, 'proving key stays in host memory: it does not fit this GPU');
         }
       }
     } finally {
@@ -296,7 +297,7 @@ export class Engine implements ProvingEngine {
       const key = await this.#p.keys.load(entry, job.abort.signal);
       const deps: PipelineDeps = {
         budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
-        cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks,
+        cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
       const parts = Array.from({ length: job.partitions }, (_, k) => provePartition(job, k, key, deps));
@@ -328,7 +329,7 @@ export class Engine implements ProvingEngine {
     this.#totals[state]++;
     if (state === 'completed') this.#totals.proofs += job.partitions;
     this.#metrics.jobEnded(state, job.partitions);
-    log.info(`job ${state}`, { job: job.id, ...(error ? { error: error.message } : {}), ms: (job.finishedAt ?? 0) - job.submittedAt });
+    this.#p.log.info({ jobId: job.id, ...(error ? { error: error.message } : {}), ms: (job.finishedAt ?? 0) - job.submittedAt }, `job ${state}`);
     this.#finished.push(job.id);
     while (this.#finished.length > FINISHED_KEPT) {
       const old = this.#jobs.get(this.#finished.shift()!);

@@ -5,7 +5,7 @@
 // (a reclaimer), after keyIdleMs when set, or on request.
 import path from 'node:path';
 import { CuzkError, InputError } from '../errors.js';
-import { log } from '../log.js';
+import { log, type Logger } from '../log.js';
 import type { KeyInfo, Residency } from './api.js';
 import type { MemoryBudget, PoolName, Reservation } from './budget.js';
 import { ProvingKey } from './proving-key.js';
@@ -32,10 +32,12 @@ export class KeyCache {
   readonly #budget: MemoryBudget;
   readonly #pinned: boolean;
   readonly #idleMs: number;
+  readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(budget: MemoryBudget, opts: { pinned: boolean; idleMs: number }) {
+  constructor(budget: MemoryBudget, opts: { pinned: boolean; idleMs: number; log?: Logger }) {
     this.#budget = budget;
+    this.#log = opts.log ?? log;
     this.#pinned = opts.pinned;
     this.#idleMs = opts.idleMs;
     budget.onPressure((want) => this.#reclaim(want));
@@ -86,7 +88,7 @@ export class KeyCache {
         const key = await ProvingKey.load(e.path, { pinned: this.#pinned });
         e.key = key;
         e.loadedAt = Date.now();
-        log.info('key loaded', { key: e.id, bytes, ms: Math.round(performance.now() - t0), pinned: this.#pinned });
+        this.#log.info({ keyId: e.id, bytes, ms: Math.round(performance.now() - t0), pinned: this.#pinned }, 'key loaded');
         return key;
       } catch (err) {
         e.hostReservation?.release();
@@ -165,7 +167,7 @@ export class KeyCache {
 
   #unload(e: KeyEntry): void {
     for (const device of [...e.devices.keys()]) this.#dropDevice(e, device);
-    if (e.key) log.info('key evicted', { key: e.id });
+    if (e.key) this.#log.info({ keyId: e.id }, 'key evicted');
     e.key?.release();
     e.key = undefined;
     e.hostReservation?.release();

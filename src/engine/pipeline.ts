@@ -10,7 +10,7 @@ import { scalarToLe } from '../formats/lem.js';
 import { proofToJson, publicToJson } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
 import type { ProveStats } from '../ffi/groth16-key.js';
-import { log } from '../log.js';
+import type { Logger } from '../log.js';
 import type { EngineConfig, ProofOutput } from './api.js';
 import type { MemoryBudget, Request } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
@@ -37,6 +37,7 @@ export interface PipelineDeps {
   verify: boolean;
   testRandomness?: { r: bigint; s: bigint };
   testHooks?: EngineConfig['testHooks'];
+  log: Logger;
 }
 
 /** Device scratch of one phase-2 call: A, B, C, T vectors, the witness, and two concurrent MSMs. */
@@ -59,10 +60,10 @@ function pickLane(deps: PipelineDeps, key: ProvingKey): DeviceLane {
   if (fits.length > 0) return fits.reduce((a, b) => (b.load < a.load ? b : a));
   if (!warnedTooBig.has(key)) {
     warnedTooBig.add(key);
-    log.warn('proving key too large for GPU memory: its proofs run on the CPU core', {
-      key: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
+    deps.log.warn({
+      path: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
       gpuBudget: deps.lanes.map((l) => deps.budget.status(`gpu:${l.device}`).limit),
-    });
+    }, 'proving key too large for GPU memory: its proofs run on the CPU core');
   }
   return deps.cpuLane;
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 import { CuzkError } from '../errors.js';
-import { log } from '../log.js';
+import { log, type Logger } from '../log.js';
 import { declare, type Abi } from './abi.js';
 
 export interface LoadedCore {
@@ -37,7 +37,8 @@ function open(libPath: string): Abi {
   }
 }
 
-export function loadCore(): LoadedCore {
+/** `logger` hears the backend line, on the first call only (the core is loaded once per process). */
+export function loadCore(logger: Logger = log): LoadedCore {
   if (loaded) return loaded;
   const buildDir = process.env.CUZK_BUILD_DIR ?? path.join(findRoot(), 'build', 'native');
   const cpuPath = path.join(buildDir, 'libcuzk_cpu.so');
@@ -50,7 +51,7 @@ export function loadCore(): LoadedCore {
       const abi = open(cudaPath);
       if (abi.cuda_available() === 1) {
         loaded = { abi, backend: 'cuda', libPath: cudaPath };
-        log.info(`cuzk backend: CUDA (${abi.gpu_count()} GPU${abi.gpu_count() === 1 ? '' : 's'})`, { lib: cudaPath, threads: abi.get_threads() });
+        logger.info({ lib: cudaPath, threads: abi.get_threads() }, `cuzk backend: CUDA (${abi.gpu_count()} GPU${abi.gpu_count() === 1 ? '' : 's'})`);
         return loaded;
       }
       reason = 'no usable GPU';
@@ -68,6 +69,6 @@ export function loadCore(): LoadedCore {
   const abi = open(libPath);
   const backend = abi.backend_name() === 'cuda' && abi.cuda_available() === 1 ? 'cuda' : 'cpu';
   loaded = { abi, backend, libPath };
-  log.info(`cuzk backend: ${backend === 'cuda' ? 'CUDA' : 'CPU core'} (${reason})`, { lib: libPath, threads: abi.get_threads() });
+  logger.info({ lib: libPath, threads: abi.get_threads() }, `cuzk backend: ${backend === 'cuda' ? 'CUDA' : 'CPU core'} (${reason})`);
   return loaded;
 }

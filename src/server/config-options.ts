@@ -23,7 +23,7 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'tlsKey', toml: 'tls.key', flag: 'tls-key', type: 'string', default: '', doc: 'PEM private key of tls.cert' },
   { name: 'tlsClientCa', toml: 'tls.client_ca', flag: 'tls-client-ca', type: 'string', default: '', doc: 'PEM CA: require client certificates it signed (mTLS; stands in for the token)' },
   { name: 'dataDir', toml: 'data_dir', flag: 'data-dir', type: 'string', default: '~/.cuzk', doc: 'journal (journal.sqlite) and uploaded keys (keys/)' },
-  { name: 'logLevel', toml: 'log_level', flag: 'log-level', type: 'string', default: 'info', doc: 'debug | info | warn | error | silent (JSON lines on stderr)' },
+  { name: 'logLevel', toml: 'log_level', flag: 'log-level', type: 'string', default: 'info', doc: 'debug | info | warn | error | silent (also $CUZK_LOG; JSON lines on stderr)' },
   { name: 'maxMessageBytes', toml: 'limits.max_message_bytes', flag: 'max-message-bytes', type: 'int', default: 256 * MiB, doc: 'largest request or response message (witnesses, uploaded keys)' },
   { name: 'maxJobBytes', toml: 'limits.max_job_bytes', flag: 'max-job-bytes', type: 'int', default: 256 * MiB, doc: 'largest total witness bytes of one job' },
   { name: 'maxKeyBytes', toml: 'limits.max_key_bytes', flag: 'max-key-bytes', type: 'int', default: 256 * MiB, doc: 'largest uploaded .zkey (LoadKey with bytes)' },

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { InputError } from '../errors.js';
 import type { EngineConfig } from '../engine/api.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 import { OPTIONS, type OptionDef } from './config-options.js';
 
 export interface ServeConfig {
@@ -17,7 +18,7 @@ export interface ServeConfig {
   tlsKey: string;
   tlsClientCa: string;
   dataDir: string;
-  logLevel: string;
+  logLevel: LogLevel;
   maxMessageBytes: number;
   maxJobBytes: number;
   maxKeyBytes: number;
@@ -87,12 +88,14 @@ function fromToml(file: string, cfg: ServeConfig): void {
   }
 }
 
-/** Effective configuration: defaults < TOML file < $CUZK_TOKEN < flags. */
+/** Effective configuration: defaults < TOML file < $CUZK_TOKEN, $CUZK_LOG < flags. */
 export function loadServeConfig(opts: { configPath?: string; flags?: Map<string, string | true>; env?: NodeJS.ProcessEnv } = {}): ServeConfig {
   const cfg = defaultConfig();
   if (opts.configPath) fromToml(opts.configPath, cfg);
   const env = opts.env ?? process.env;
   if (env.CUZK_TOKEN && !opts.flags?.has('token')) cfg.token = env.CUZK_TOKEN;
+  // a CUZK_LOG that is no level is left out here: src/log.ts already warned and logs at info
+  if (env.CUZK_LOG && isLogLevel(env.CUZK_LOG) && !opts.flags?.has('log-level')) cfg.logLevel = env.CUZK_LOG;
   for (const o of OPTIONS) {
     const v = opts.flags?.get(o.flag);
     if (v !== undefined) (cfg as unknown as Record<string, unknown>)[o.name] = coerce(o, v, `--${o.flag}`);
@@ -108,7 +111,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (cfg.tlsClientCa && !cfg.tlsCert) throw new InputError('E_INVALID_ARG', 'tls.client_ca (mTLS) needs tls.cert and tls.key');
   cfg.dataDir = cfg.dataDir.replace(/^~(?=$|\/)/, os.homedir());
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be debug, info, warn, error or silent, got "${cfg.logLevel}"`);
+  if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
   return cfg;
 }

@@ -4,12 +4,12 @@
 import { existsSync, lstatSync, rmSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
+import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './auth.js';
 import type { ServeConfig } from './config.js';
 import { createListener, type Listener } from './http.js';
 import { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
-import type { Logger } from './logger.js';
 
 export interface DaemonDeps {
   cfg: ServeConfig;

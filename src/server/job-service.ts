@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type ProvingEngine } from '../engine/api.js';
 import { requestDigest } from '../engine/scheduler.js';
+import type { Logger } from '../log.js';
 import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
-import type { Logger } from './logger.js';
 import { checkJobRequest } from './request-check.js';
 
 const terminal = (s: string) => (TERMINAL_STATES as readonly string[]).includes(s);

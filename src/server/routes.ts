@@ -7,6 +7,7 @@ import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { InputError } from '../errors.js';
 import type { KeyInfo, ProvingEngine } from '../engine/api.js';
+import type { Logger } from '../log.js';
 import {
   EvictKeyResponseSchema, GetMetricsResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
@@ -14,7 +15,6 @@ import type { ServeConfig } from './config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
 import type { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
-import type { Logger } from './logger.js';
 import { toConnectError } from './status-map.js';
 
 export interface RouteContext {

@@ -1,7 +1,9 @@
 // A real `cuzk serve` child process on a loopback port (port 0: the address comes from its
-// "listening" log line) with its own data dir, and the ways tests end it: SIGTERM, SIGKILL.
+// "listening" log line) or, for a daemon that logs above info, on a unix socket in its data dir
+// (ready when /readyz answers), with its own data dir, and the ways tests end it: SIGTERM, SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +13,7 @@ const CHILD = path.join(root, 'test', 'helpers', 'cuzk-child.ts');
 
 export interface DaemonProcess {
   address: string;
+  /** http:// base URL (TCP only). */
   url: string;
   dataDir: string;
   proc: ChildProcess;
@@ -41,27 +44,54 @@ export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{
   });
 }
 
-export async function startDaemon(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<DaemonProcess> {
+/** 200 from GET /readyz on the unix socket `socketPath`, else false (not listening yet, or not ready). */
+function readyOn(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get({ socketPath, path: '/readyz' }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+  });
+}
+
+/** `socket`: listen on <dataDir>/cuzk.sock and wait for /readyz, not for the "listening" line (which
+ * a daemon logging above info never writes). The child logs at info unless `env` or `args` say otherwise. */
+export async function startDaemon(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv; socket?: boolean } = {}): Promise<DaemonProcess> {
   const dataDir = opts.dataDir ?? makeDataDir();
   const args = ['serve', '--data-dir', dataDir, ...(opts.args ?? [])];
-  if (!args.includes('--listen')) args.push('--listen', '127.0.0.1:0');
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: root, env: { ...process.env, CUZK_LOG: 'warn', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const socketPath = path.join(dataDir, 'cuzk.sock');
+  if (opts.socket) args.push('--listen', `unix:${socketPath}`);
+  else if (!args.includes('--listen')) args.push('--listen', '127.0.0.1:0');
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: root, env: { ...process.env, CUZK_LOG: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d));
   const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 30 s:\n${stderr}`)), 30_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      stderr += d;
-      const m = /"address":"([^"]+)"[^\n]*"msg":"cuzk serve listening"/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    void exited.then((code) => {
+    let done = false;
+    const finish = (err: Error | undefined, addr?: string) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
-      reject(new Error(`daemon exited (${code}) before listening:\n${stderr}`));
-    });
+      if (err) reject(err);
+      else resolve(addr!);
+    };
+    const timer = setTimeout(() => finish(new Error(`daemon did not start in 30 s:\n${stderr}`)), 30_000);
+    if (opts.socket) {
+      const poll = async () => {
+        while (!done) {
+          if (await readyOn(socketPath)) return finish(undefined, `unix:${socketPath}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      void poll();
+    } else {
+      proc.stderr!.on('data', () => {
+        const m = /"address":"([^"]+)"[^\n]*"msg":"cuzk serve listening"/.exec(stderr);
+        if (m) finish(undefined, m[1]!);
+      });
+    }
+    void exited.then((code) => finish(new Error(`daemon exited (${code}) before listening:\n${stderr}`)));
   });
   proc.stdout!.resume();
   return {

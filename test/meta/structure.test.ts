@@ -74,6 +74,14 @@ describe('code shape', () => {
     }
   });
 
+  it("log calls take pino's shape, fields first: log.info({ jobId }, 'msg')", () => {
+    // pino would read log.info('msg', { fields }) as a format argument and drop the fields; its types allow it
+    const oldShape = /\b(?:log|logger)\.(?:trace|debug|info|warn|error|fatal)\(\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`\n]*`)\s*,/g;
+    for (const p of sources) {
+      for (const m of readFileSync(p, 'utf8').matchAll(oldShape)) assert.fail(`${rel(p)}: ${m[0]} puts the message before the fields`);
+    }
+  });
+
   it('files stay under the hard caps (TS 600, native 700, tests 1000 lines)', () => {
     const caps: [string, RegExp, number][] = [
       ['src', /\.ts$/, 600],

@@ -46,6 +46,14 @@ describe('serve config', () => {
     assert.equal(loadServeConfig({ env: {}, flags: new Map([['token-file', tf]]) }).token, 'secret-from-file');
   });
 
+  it('log level: TOML, then $CUZK_LOG, then --log-level; a $CUZK_LOG that is no level is passed over', () => {
+    const file = toml('log_level = "error"\n');
+    assert.equal(loadServeConfig({ configPath: file, env: {} }).logLevel, 'error');
+    assert.equal(loadServeConfig({ configPath: file, env: { CUZK_LOG: 'debug' } }).logLevel, 'debug');
+    assert.equal(loadServeConfig({ configPath: file, env: { CUZK_LOG: 'debug' }, flags: new Map([['log-level', 'warn']]) }).logLevel, 'warn');
+    assert.equal(loadServeConfig({ configPath: file, env: { CUZK_LOG: 'loud' } }).logLevel, 'error');
+  });
+
   it('errors name the option', () => {
     const bad = (f: () => unknown, re: RegExp) => assert.throws(f, (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG' && re.test(e.message));
     bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_qeue = 5\n'), env: {} }), /unknown option "engine.max_qeue"/);
