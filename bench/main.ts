@@ -2,13 +2,16 @@
 // snarkjs on the same dev-circuits in the same run. Prints time per proof (median), peak RSS, the
 // ratio and the floor ratio, and appends the table to bench/RESULTS.md with date, machine, commit.
 // `npm run bench -- engine [--size 16 | --circuit z --witness w] [--jobs 20] [--compare pinned:off] ...`:
-// the engine under a stream of jobs (src/engine/bench-stream.ts, what `cuzk bench` runs), appended too.
+// the engine under a stream of jobs (src/engine/bench-stream.ts, what `cuzk bench` runs), appended too;
+// with `--remote self|host:port [--clients 10]` the same stream through a daemon (src/dev/bench-daemon.ts),
+// in-process / gRPC / Connect side by side.
 import { execSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchEngine, benchRows } from '../src/engine/bench-stream.js';
+import { benchDaemon, checkRemote, compareRows, compareTable } from '../src/dev/bench-daemon.js';
+import { benchEngine, benchRows, type BenchResult } from '../src/engine/bench-stream.js';
 import type { CurveName } from '../src/formats/curves.js';
 import { setLogLevel } from '../src/log.js';
 import { benchFixture } from './fixtures.js';
@@ -104,6 +107,49 @@ async function benchCpu(): Promise<void> {
   appendResults(note);
 }
 
+const onProgress = (phase: string, d: number, t: number) => void (process.stderr.isTTY && process.stderr.write(`\r${phase} ${d}/${t}${d === t ? '\n' : ''}`));
+const loadAverage = () => `load average at the end (1/5/15 min): ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} on ${os.cpus().length} cores (above ${os.cpus().length} means other work competed for the CPU).`;
+
+interface RemoteMode {
+  remote: string;
+  zkey: string;
+  wtns: string;
+  what: string;
+  argv: string;
+  backend: 'auto' | 'cpu' | 'cuda';
+  threads: number;
+}
+
+/** The in-process run `r` (its engine closed), then the same stream through the daemon; side by side. */
+async function benchRemoteMode(r: BenchResult, m: RemoteMode): Promise<void> {
+  const clients = Number(flag('clients', '10'));
+  const d = await benchDaemon({
+    remote: m.remote, zkey: m.zkey, witness: new Uint8Array(readFileSync(m.wtns)), jobs: r.run.jobs, warmup: r.run.warmup, clients,
+    engine: { backend: m.backend, threads: m.threads }, token: optFlag('token'), uploadKey: process.argv.includes('--upload-key'), onProgress,
+  });
+  const rows = compareRows(r.run, d);
+  const [head, ...body] = compareTable(rows);
+  const table = [`| metric | ${head!.slice(1).join(' | ')} |`, '|---|---|---|---|', ...body.map((cells) => `| ${cells.join(' | ')} |`)];
+  const where = d.self ? `a \`cuzk serve\` child started by the bench (loopback, exit ${d.self.exitStatus} after SIGTERM)` : `the daemon at ${d.address}`;
+  console.log(`cuzk daemon bench: ${m.what}, ${r.run.backend} on ${r.run.lanes.join(', ')}, ${machine()}\n`);
+  console.log(table.join('\n'));
+  appendResults([
+    '',
+    `## ${new Date().toISOString().slice(0, 10)} daemon vs in-process: ${r.run.backend} (${r.run.lanes.join(', ')}), ${machine()}, commit ${commit()}`,
+    '',
+    `\`npm run bench -- engine ${m.argv}\`; ${m.what}; ${r.run.jobs} jobs after ${r.run.warmup} warm-up per run, one proof per job.`,
+    `In-process: the engine in the bench's process, ${r.run.concurrency} in flight. Then ${where}, same engine options,`,
+    `${clients} SDK clients (\`cuzk/client\`) with one job in flight each (submit, then await), over gRPC and then over Connect.`,
+    'Latency is submit → completed; GPU utilisation for the daemon from GetStatus (utilisation × uptime per device, delta over the window);',
+    'submit MB/s = witness bytes / time inside submit calls; every proof verified by the engine, the daemon\'s again here with cuzk\'s verifier.',
+    loadAverage(),
+    '',
+    ...table,
+    '',
+  ].join('\n'));
+  if (!rows.every((x) => x.allVerified)) throw new Error(`jobs failed: ${[...r.run.errors, ...d.grpc.errors, ...d.connect.errors].join('; ')}`);
+}
+
 async function benchEngineMode(): Promise<void> {
   if (process.env.CUZK_LOG === undefined) setLogLevel('warn'); // not a line per job
   const curve = flag('curve', 'bn128') as CurveName;
@@ -117,19 +163,24 @@ async function benchEngineMode(): Promise<void> {
     what = `dev-circuit ${curve} 2^${fx.lgDomain} (${fx.constraints} constraints)`;
   }
   const num = (name: string) => (optFlag(name) === undefined ? undefined : Number(optFlag(name)));
+  const remote = optFlag('remote');
+  if (remote !== undefined && flag('compare', '') !== '') throw new Error('--remote and --compare pinned:off are separate runs: give one of them');
+  if (remote !== undefined) await checkRemote(remote, optFlag('token'));
+  const backend = flag('backend', 'auto') as 'auto' | 'cpu' | 'cuda';
+  const threads = num('threads') ?? 0;
   const r = await benchEngine({
     zkey, witness: new Uint8Array(readFileSync(wtns)),
     jobs: num('jobs') ?? 20, warmup: num('warmup'), concurrency: num('concurrency'),
     comparePinnedOff: flag('compare', '') === 'pinned:off', tracePath: optFlag('trace'),
-    config: { backend: flag('backend', 'auto') as 'auto' | 'cpu' | 'cuda', threads: num('threads') ?? 0 },
-    onProgress: (phase, d, t) => void (process.stderr.isTTY && process.stderr.write(`\r${phase} ${d}/${t}${d === t ? '\n' : ''}`)),
+    config: { backend, threads },
+    onProgress,
   });
+  if (remote !== undefined) return benchRemoteMode(r, { remote, zkey, wtns, what, argv, backend, threads });
   const table = [
     `| metric | ${r.run.pinned ? 'pinned' : 'pageable'} |${r.off ? ' pinned off | pinned/off |' : ''}`,
     r.off ? '|---|---|---|---|' : '|---|---|',
     ...benchRows(r).map(([m, a, b, c]) => (r.off ? `| ${m} | ${a} | ${b} | ${c} |` : `| ${m} | ${a} |`)),
   ];
-  const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
   console.log(`cuzk engine bench: ${what}, ${r.run.backend} on ${r.run.lanes.join(', ')}, ${machine()}\n`);
   console.log(table.join('\n'));
   appendResults([
@@ -139,7 +190,7 @@ async function benchEngineMode(): Promise<void> {
     `\`npm run bench -- engine ${argv}\`; ${what}; ${r.run.jobs} jobs after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight,`,
     'one proof per job, every proof verified by the engine; latency is submit → completed; device time per proof is GPU kernel',
     'time (device events) on a GPU, lane busy time on the CPU core; target: throughput >= 0.9 × lanes / device time per proof.',
-    `load average at the end (1/5/15 min): ${load} on ${os.cpus().length} cores (above ${os.cpus().length} means other work competed for the CPU).`,
+    loadAverage(),
     '',
     ...table,
     '',
@@ -156,6 +207,7 @@ else {
     'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N]',
     '       npm run bench -- engine [--size K [--curve C] | --circuit Z --witness W] [--jobs N] [--warmup W] [--concurrency C]',
     '                               [--compare pinned:off] [--trace out.json] [--backend cpu|cuda|auto] [--threads N]',
+    '                               [--remote self|host:port [--clients N] [--token T] [--upload-key]]',
     '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
   ].join('\n'));
   process.exit(2);

@@ -1,10 +1,12 @@
 // `cuzk bench`: the engine in this process on a stream of jobs (src/engine/bench-stream.ts does
-// the work and the measuring); this file parses options, finds or makes the fixture, and prints.
+// the work and the measuring), and with --remote the same stream through a daemon
+// (src/dev/bench-daemon.ts); this file parses options, finds or makes the fixture, and prints.
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { setLogLevel } from '../log.js';
 import { curveByName, type CurveName } from '../formats/curves.js';
 import { benchFixture } from '../dev/bench-fixture.js';
+import { benchDaemon, checkRemote, compareRows, compareTable } from '../dev/bench-daemon.js';
 import { benchEngine, benchRows, offTracePath, type BenchResult } from '../engine/bench-stream.js';
 import { note, printResult, progress, type CliContext } from './output.js';
 
@@ -17,6 +19,15 @@ time per proof and the target check "throughput >= 0.9 / device time per proof",
 pinned-pool allocations after warm-up. Every proof is verified; any failed job gives exit 1.
 --size K makes (once) an INSECURE dev circuit and key of 2^K constraints under ./.cache/bench.
 
+With --remote the same stream then runs through a \`cuzk serve\` daemon, by --clients SDK clients
+(one job in flight each) over gRPC and then over Connect, and the in-process, gRPC and Connect runs
+are printed side by side: proofs/s and its ratio to in-process, latency, GPU kernel utilisation,
+submit MB/s and p50, and every proof the daemon returned verified again here.
+--remote self starts the daemon itself (loopback, a temporary data dir, the same --backend and
+--threads) after the in-process engine has closed, and stops it with SIGTERM at the end (exit 0
+expected). A remote daemon loads the key by its absolute path here, which must be valid on its
+machine (and inside its allowed key directories); --upload-key sends the .zkey bytes instead.
+
 Options: --jobs N            measured jobs (default 20)
          --warmup W          jobs before the measured window (default 2 per device; fewer leaves the
                              pinned pool short), then the pool counts as warm
@@ -25,6 +36,10 @@ Options: --jobs N            measured jobs (default 20)
          --trace out.json    Chrome/Perfetto trace of the run (pinned-off run: out-pinned-off.json)
          --backend cpu|cuda|auto   (default auto)
          --threads N         CPU threads (default: all cores)
+         --remote self|host:port   also run the stream through a daemon (see above)
+         --clients N         concurrent SDK clients for --remote (default 10)
+         --token T           the daemon's bearer token (default $CUZK_TOKEN)
+         --upload-key        --remote: send the .zkey bytes instead of its path
          --json              the result as JSON on stdout`;
 
 type Flags = Map<string, string | true>;
@@ -43,7 +58,9 @@ function strFlag(flags: Flags, name: string): string | undefined {
   return v;
 }
 
-async function resolveCircuit(ctx: CliContext, flags: Flags): Promise<{ zkey: string; wtns: string }> {
+type CircuitSource = { size: number; curve: CurveName } | { zkey: string; wtns: string };
+
+function circuitSource(flags: Flags): CircuitSource {
   const size = intFlag(flags, 'size', undefined, 1, 28);
   const zkey = strFlag(flags, 'circuit');
   const wtns = strFlag(flags, 'witness');
@@ -52,12 +69,17 @@ async function resolveCircuit(ctx: CliContext, flags: Flags): Promise<{ zkey: st
     const curveArg = strFlag(flags, 'curve') ?? 'bn128';
     const curve = curveByName(curveArg);
     if (!curve) throw new InputError('E_INVALID_ARG', `--curve must be bn128 or bls12381, got ${curveArg}`);
-    note(ctx, `fixture: ${curve.name} 2^${size} (made once, INSECURE dev key)...`);
-    const fx = await benchFixture(process.cwd(), curve.name as CurveName, size, (s) => note(ctx, s));
-    return { zkey: fx.zkey, wtns: fx.wtns };
+    return { size, curve: curve.name as CurveName };
   }
   if (!zkey || !wtns) throw new InputError('E_INVALID_ARG', `bench needs --circuit <zkey> and --witness <wtns>, or --size K\n${BENCH_HELP}`);
   return { zkey, wtns };
+}
+
+async function resolveCircuit(ctx: CliContext, src: CircuitSource): Promise<{ zkey: string; wtns: string }> {
+  if ('zkey' in src) return src;
+  note(ctx, `fixture: ${src.curve} 2^${src.size} (made once, INSECURE dev key)...`);
+  const fx = await benchFixture(process.cwd(), src.curve, src.size, (s) => note(ctx, s));
+  return { zkey: fx.zkey, wtns: fx.wtns };
 }
 
 function readBytes(file: string): Uint8Array {
@@ -71,8 +93,12 @@ function readBytes(file: string): Uint8Array {
 /** The result as an aligned text table (metric, run, pinned-off run, ratio). */
 export function benchTable(r: BenchResult): string {
   const head: [string, string, string, string] = ['', r.run.pinned ? 'pinned' : 'pageable', r.off ? 'pinned off' : '', r.off ? 'pinned/off' : ''];
-  const rows = [head, ...benchRows(r)];
-  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c]!.length)));
+  return alignTable([head, ...benchRows(r)]);
+}
+
+/** Rows as an aligned text table: labels left, cells right. */
+function alignTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
   return rows.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd()).join('\n');
 }
 
@@ -87,8 +113,16 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const backend = strFlag(flags, 'backend') ?? 'auto';
   if (backend !== 'auto' && backend !== 'cpu' && backend !== 'cuda') throw new InputError('E_INVALID_ARG', `--backend must be cpu, cuda or auto, got ${backend}`);
   const tracePath = strFlag(flags, 'trace');
+  const remote = strFlag(flags, 'remote');
+  const clients = intFlag(flags, 'clients', 10, 1, 1024)!;
+  const token = strFlag(flags, 'token');
+  if (remote === '') throw new InputError('E_INVALID_ARG', '--remote needs self or a daemon address (host:port, unix:/path)');
+  if (remote === undefined && (flags.has('clients') || flags.has('upload-key'))) throw new InputError('E_INVALID_ARG', '--clients and --upload-key go with --remote self|host:port');
+  if (remote !== undefined && compare !== undefined) throw new InputError('E_INVALID_ARG', '--remote and --compare pinned:off are separate runs: give one of them');
   if (!ctx.verbose && process.env.CUZK_LOG === undefined) setLogLevel('warn'); // not a line per job
-  const { zkey, wtns } = await resolveCircuit(ctx, flags);
+  const source = circuitSource(flags);
+  if (remote !== undefined) await checkRemote(remote, token); // an unreachable daemon fails before the in-process run
+  const { zkey, wtns } = await resolveCircuit(ctx, source);
   const witness = readBytes(wtns);
 
   const r = await benchEngine({
@@ -97,11 +131,10 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     config: { backend, threads },
     onProgress: progress(ctx),
   });
+  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads }, r);
   const failed = r.run.failed + (r.off?.failed ?? 0);
-  const k = r.run.key;
-  const lg = Math.log2(k.domainSize);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
-    `cuzk bench: ${zkey} (${k.curve}, domain 2^${lg}, ${k.nVars} wires), ${r.run.backend} backend on ${r.run.lanes.join(', ')}`,
+    headline(zkey, r),
     `${jobs} jobs after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight; every proof verified; window ${(r.run.wallMs / 1000).toFixed(1)} s`,
     '',
     benchTable(r),
@@ -112,4 +145,40 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     return 1;
   }
   return 0;
+}
+
+const headline = (zkey: string, r: BenchResult) =>
+  `cuzk bench: ${zkey} (${r.run.key.curve}, domain 2^${Math.log2(r.run.key.domainSize)}, ${r.run.key.nVars} wires), ${r.run.backend} backend on ${r.run.lanes.join(', ')}`;
+
+interface RemoteRun {
+  zkey: string;
+  wtns: string;
+  witness: Uint8Array;
+  remote: string;
+  clients: number;
+  token?: string;
+  uploadKey: boolean;
+  backend: 'auto' | 'cpu' | 'cuda';
+  threads: number;
+}
+
+/** The daemon runs after the in-process one (whose engine is closed), then the side-by-side table. */
+async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Promise<number> {
+  const daemon = await benchDaemon({
+    remote: o.remote, zkey: o.zkey, witness: o.witness, jobs: r.run.jobs, warmup: r.run.warmup, clients: o.clients,
+    engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx),
+  });
+  const compare = compareRows(r.run, daemon);
+  const ok = compare.every((c) => c.allVerified);
+  const where = daemon.self ? `a cuzk serve child on ${daemon.address} (pid ${daemon.self.pid}, exit ${daemon.self.exitStatus} after SIGTERM)` : `the daemon at ${daemon.address} (${daemon.backend} on ${daemon.devices.join(', ')})`;
+  printResult(ctx, { ok, zkey: o.zkey, witness: o.wtns, run: r.run, daemon, compare }, [
+    headline(o.zkey, r),
+    `${r.run.jobs} jobs after ${r.run.warmup} warm-up per run; in-process ${r.run.concurrency} in flight; then ${where}, ${o.clients} SDK clients with one job in flight each, gRPC then Connect`,
+    '',
+    alignTable(compareTable(compare)),
+  ].join('\n'));
+  if (ok) return 0;
+  const errors = [...new Set([...r.run.errors, ...daemon.grpc.errors, ...daemon.connect.errors])];
+  ctx.io.err(`cuzk: ${compare.map((c) => `${c.run} ${c.failed} failed`).join(', ')}${errors.length ? `: ${errors.join('; ')}` : ''}\n`);
+  return 1;
 }

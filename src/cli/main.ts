@@ -21,6 +21,7 @@ commands:
   dev-circuit --constraints N --curve C <out.r1cs> <out.wtns>     synthetic circuit + witness (testing)
   dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
   bench --circuit <zkey> --witness <wtns> | --size K              the engine on a stream of jobs: proofs/s, latency, GPU use
+                                                                  (--remote self|<addr>: the same through a daemon, side by side)
   demo                                                            prove the bundled examples (npm start)
 
 serving (docs: README "Serving"):
@@ -35,7 +36,7 @@ options: --json (machine-readable output)  --quiet  --verbose (stacks)  --thread
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
 Run \`cuzk <command> --help\` for details.`;
 
-const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', 'circuit', 'witness', 'size', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', ...SERVE_VALUE_FLAGS, ...REMOTE_VALUE_FLAGS]);
+const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', 'circuit', 'witness', 'size', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'clients', ...SERVE_VALUE_FLAGS, ...REMOTE_VALUE_FLAGS]);
 
 export interface ParsedArgs {
   positionals: string[];

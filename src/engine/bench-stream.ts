@@ -49,12 +49,22 @@ export interface StreamStats {
   /** Sum of lane busy-ms deltas / (window wall × lanes). */
   laneBusyRatio: number;
   h2d: { bytes: number; ms: number; gbPerSec: number | null };
+  /** Witness bytes / time inside the submit calls (in-process: validation and queueing only). */
+  submit: SubmitStats;
   /** Target throughput 0.9 × lanes / device time per proof, and measured / target (>= 1 meets it). */
   targetProofsPerSec: number;
   targetRatio: number;
   /** Largest RSS sampled during this run (key load, warm-up, window). */
   peakRssMiB: number;
   pool: PinnedPoolStats;
+}
+
+export interface SubmitStats {
+  bytes: number;
+  /** Sum of the submit calls' durations. */
+  ms: number;
+  mbPerSec: number | null;
+  p50Ms: number;
 }
 
 export interface BenchOptions extends StreamOptions {
@@ -72,11 +82,20 @@ export interface BenchResult {
   ratios?: { proofsPerSec: number; latencyP50: number; h2dGbPerSec: number | null; deviceMsPerProof: number };
 }
 
-const percentile = (sorted: number[], q: number): number => (sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!);
+/** The q-quantile of ascending `sorted` (nearest rank); 0 when empty. */
+export const percentile = (sorted: number[], q: number): number => (sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!);
 
-/** Runs `n` jobs with `c` in flight; returns the completed jobs' latencies and the failures. */
-async function pump(engine: Engine, key: string, witness: Uint8Array, n: number, c: number, onDone: (done: number) => void): Promise<{ latencies: number[]; errors: string[] }> {
+/** Submit throughput from the submit calls' durations (the daemon bench uses it too). */
+export function submitStats(bytesPerCall: number, callMs: number[]): SubmitStats {
+  const ms = callMs.reduce((a, b) => a + b, 0);
+  const bytes = bytesPerCall * callMs.length;
+  return { bytes, ms, mbPerSec: ms > 0 ? bytes / 1e6 / (ms / 1000) : null, p50Ms: percentile([...callMs].sort((a, b) => a - b), 0.5) };
+}
+
+/** Runs `n` jobs with `c` in flight; returns the completed jobs' latencies, the submit calls' durations and the failures. */
+async function pump(engine: Engine, key: string, witness: Uint8Array, n: number, c: number, onDone: (done: number) => void): Promise<{ latencies: number[]; submitMs: number[]; errors: string[] }> {
   const latencies: number[] = [];
+  const submitMs: number[] = [];
   const errors: string[] = [];
   let next = 0;
   let done = 0;
@@ -85,7 +104,9 @@ async function pump(engine: Engine, key: string, witness: Uint8Array, n: number,
       next++;
       const t0 = performance.now();
       try {
-        const info = await engine.await(engine.submit({ key, witnesses: [witness] }).id);
+        const job = engine.submit({ key, witnesses: [witness] });
+        submitMs.push(performance.now() - t0);
+        const info = await engine.await(job.id);
         if (info.state === 'completed') latencies.push(performance.now() - t0);
         else errors.push(`${info.error?.code ?? info.state}: ${info.error?.message ?? ''}`);
       } catch (e) {
@@ -95,7 +116,7 @@ async function pump(engine: Engine, key: string, witness: Uint8Array, n: number,
     }
   };
   await Promise.all(Array.from({ length: Math.min(c, n) }, worker));
-  return { latencies, errors };
+  return { latencies, submitMs, errors };
 }
 
 /** Measures one stream on a running engine (the caller owns the engine and closes it). */
@@ -150,6 +171,7 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
       gpuUtilisation: gpuLanes > 0 ? kernelMs / (wallMs * gpuLanes) : null,
       laneBusyRatio: busyMs / (wallMs * lanes.length),
       h2d: { bytes: h2dBytes, ms: h2dMs, gbPerSec: h2dMs > 0 ? h2dBytes / 1e6 / h2dMs : null },
+      submit: submitStats(opts.witness.length, run.submitMs),
       targetProofsPerSec,
       targetRatio: targetProofsPerSec > 0 ? proofsPerSec / targetProofsPerSec : 0,
       peakRssMiB: rssMax / 2 ** 20,

@@ -1,12 +1,16 @@
 // `cuzk bench` on the CPU core with the bundled Poseidon circuit: a short stream with the pinned
 // pool and again with it off, a trace, and the JSON result's fields; failed jobs give exit 1.
+// `--remote`: the same stream through a `cuzk serve` child it starts itself (self) or a daemon by
+// address (key uploaded), compared side by side; an unreachable daemon fails at once.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { CompareRow, DaemonBenchResult } from '../../src/dev/bench-daemon.js';
 import type { BenchResult } from '../../src/engine/bench-stream.js';
 import { runCli } from '../helpers/capture.js';
+import { startDaemon } from '../helpers/daemon.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const poseidon = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
@@ -80,10 +84,87 @@ describe('cuzk bench (CPU core)', () => {
 
   it('bad options exit 2', async () => {
     for (const args of [['bench'], ['bench', '--size', '10', '--circuit', zkey], ['bench', '--circuit', zkey, '--witness', 'x', '--compare', 'gpu'],
-      ['bench', '--circuit', zkey, '--witness', 'x', '--jobs', '0']]) {
+      ['bench', '--circuit', zkey, '--witness', 'x', '--jobs', '0'], ['bench', '--size', '12', '--remote', 'self', '--compare', 'pinned:off'],
+      ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0']]) {
       const r = await runCli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /E_INVALID_ARG/);
     }
+  });
+});
+
+interface RemoteBench {
+  ok: boolean;
+  daemon: DaemonBenchResult;
+  compare: CompareRow[];
+}
+
+function checkCompare(res: RemoteBench, jobs: number): void {
+  assert.equal(res.ok, true);
+  assert.deepEqual(res.compare.map((c) => c.run), ['in-process', 'grpc', 'connect']);
+  for (const c of res.compare) {
+    assert.equal(c.completed, jobs, `${c.run}: ${JSON.stringify(c)}`);
+    assert.equal(c.failed, 0);
+    assert.equal(c.allVerified, true, c.run);
+    assert.ok(c.proofsPerSec > 0 && c.vsInProcess > 0, `${c.run} proofs/s ${c.proofsPerSec}`);
+    assert.ok(c.latencyMs.p50 > 0 && c.latencyMs.p99 >= c.latencyMs.p50, `${c.run} ${JSON.stringify(c.latencyMs)}`);
+    assert.ok(c.submit.mbPerSec! > 0 && c.submit.p50Ms > 0 && c.submit.bytes > 0, `${c.run} ${JSON.stringify(c.submit)}`);
+    assert.equal(c.gpuUtilisation, null, 'CPU backend: no GPU utilisation');
+  }
+  assert.equal(res.compare[0]!.vsInProcess, 1);
+  for (const s of [res.daemon.grpc, res.daemon.connect]) {
+    assert.equal(s.proofsReceived, jobs + s.warmup, `${s.protocol}: a proof per job, warm-up included`);
+    assert.equal(s.verifiedHere, s.proofsReceived, `${s.protocol}: every proof verified again here`);
+  }
+}
+
+describe('cuzk bench --remote (CPU core)', () => {
+  it('self: runs the stream in-process, then through its own cuzk serve child over gRPC and Connect, and stops the child', async () => {
+    const r = await runCli(['bench', '--size', '12', '--jobs', '4', '--warmup', '1', '--clients', '2', '--remote', 'self', '--backend', 'cpu', '--threads', '2', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const res = JSON.parse(r.stdout) as RemoteBench;
+    checkCompare(res, 4);
+    assert.equal(res.daemon.backend, 'cpu');
+    assert.match(res.daemon.address, /^127\.0\.0\.1:\d+$/);
+    assert.equal(res.daemon.keyId, path.resolve('.cache/bench/bn128-2_12/circuit.zkey'), 'the daemon loaded the fixture by its path');
+    const self = res.daemon.self!;
+    assert.equal(self.exitStatus, 0, 'the child exits 0 after SIGTERM');
+    assert.throws(() => process.kill(self.pid, 0), { code: 'ESRCH' }, `daemon child ${self.pid} is still running`);
+  });
+
+  it('by address with --upload-key: the daemon gets the .zkey bytes; the table names the three runs', async () => {
+    const d = await startDaemon({ args: ['--backend', 'cpu', '--threads', '2'] });
+    try {
+      const r = await runCli(['bench', '--circuit', zkey, '--witness', vectorFile(poseidon, 'witness.wtns'), '--jobs', '2', '--warmup', '1', '--clients', '2',
+        '--remote', d.address, '--upload-key', '--backend', 'cpu', '--threads', '2']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\s+in-process\s+gRPC\s+Connect\n/);
+      assert.match(r.stdout, /proofs\/s vs in-process\s+1\.00x\s+\d+\.\d\dx\s+\d+\.\d\dx/);
+      assert.match(r.stdout, /proofs verified\s+all \(engine\)\s+all \(daemon \+ 3 here\)\s+all \(daemon \+ 3 here\)/);
+      assert.match(r.stdout, new RegExp(`the daemon at ${d.address.replace(/\./g, '\\.')}`));
+      assert.match(d.logs(), /"keyId":"sha256:[0-9a-f]{64}"[^\n]*"key loaded"/, 'LoadKey with the zkey bytes');
+    } finally {
+      assert.equal(await d.stop(), 0);
+    }
+  });
+
+  it('failed jobs through the daemon are counted per run and exit 1 (a witness that violates the circuit)', async () => {
+    const r = await runCli(['bench', '--circuit', zkey, '--witness', vectorFile(poseidon, 'witness_bad.wtns'), '--jobs', '2', '--warmup', '0', '--clients', '1',
+      '--remote', 'self', '--backend', 'cpu', '--threads', '2', '--json']);
+    assert.equal(r.code, 1);
+    const res = JSON.parse(r.stdout) as RemoteBench;
+    assert.equal(res.ok, false);
+    for (const c of res.compare) assert.deepEqual([c.run, c.completed, c.failed, c.allVerified], [c.run, 0, 2, false]);
+    assert.equal(res.daemon.self!.exitStatus, 0);
+    assert.match(r.stderr, /in-process 2 failed, grpc 2 failed, connect 2 failed: E_PROOF_INVALID/);
+  });
+
+  it('an unreachable daemon: exit 1 and one line naming the address, before any proving', async () => {
+    const r = await runCli(['bench', '--size', '12', '--jobs', '4', '--remote', '127.0.0.1:1', '--backend', 'cpu', '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, /^cuzk: E_UNAVAILABLE: .*127\.0\.0\.1:1/);
   });
 });

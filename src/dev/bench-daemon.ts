@@ -1,0 +1,239 @@
+// The daemon under the in-process bench's stream (`cuzk bench --remote`, `npm run bench -- engine
+// --remote`): the same key, witness, warm-up and job count, sent by `clients` concurrent SDK clients
+// (one job in flight each: submit, then await), over gRPC and then over Connect. Per protocol:
+// proofs/s, submit→completed latency, GPU kernel utilisation from GetStatus (busy = utilisation ×
+// uptime per device, the delta over the window), submit MB/s (witness bytes / time inside submit
+// calls), and every returned proof verified again here with cuzk's verifier: the daemon verified it
+// before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CuzkClient } from '../client/client.js';
+import type { DaemonStatus } from '../client/convert.js';
+import type { ProofOutput } from '../engine/api.js';
+import { percentile, submitStats, type StreamStats, type SubmitStats } from '../engine/bench-stream.js';
+import { encodeVerificationKey, verifyGroth16 } from '../engine/verifier.js';
+import { CuzkError } from '../errors.js';
+import { parseProofJson, parsePublicJson } from '../formats/proof-json.js';
+import { verificationKeyFromZkey, type VerificationKey } from '../formats/vkey-json.js';
+import { ZkeyFile } from '../formats/zkey.js';
+import { startServeChild } from './serve-child.js';
+
+export type Protocol = 'grpc' | 'connect';
+
+export interface DaemonBenchOptions {
+  /** 'self' (a `cuzk serve` child on loopback with these engine options) or the daemon's address. */
+  remote: string;
+  zkey: string;
+  witness: Uint8Array;
+  jobs: number;
+  warmup: number;
+  clients: number;
+  engine: { backend: 'auto' | 'cpu' | 'cuda'; threads: number };
+  token?: string;
+  /** Send the .zkey bytes (LoadKey zkey) instead of its path (LoadKey path, valid on the daemon's machine). */
+  uploadKey?: boolean;
+  onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+export interface RemoteStats {
+  protocol: Protocol;
+  jobs: number;
+  warmup: number;
+  completed: number;
+  /** Failed jobs, warm-up included. */
+  failed: number;
+  errors: string[];
+  wallMs: number;
+  proofsPerSec: number;
+  latencyMs: { p50: number; p99: number; mean: number; max: number };
+  /** Σ Δ(utilisation × uptime) / (Δuptime × GPUs) over the window; null without a GPU. */
+  gpuUtilisation: number | null;
+  submit: SubmitStats;
+  /** Proofs received (warm-up included) and those that verified here. */
+  proofsReceived: number;
+  verifiedHere: number;
+}
+
+export interface DaemonBenchResult {
+  address: string;
+  /** The `cuzk serve` child of `--remote self`: its pid and its exit status after SIGTERM (0 expected). */
+  self: { pid: number; exitStatus: number | string } | null;
+  keyId: string;
+  clients: number;
+  backend: string;
+  devices: string[];
+  grpc: RemoteStats;
+  connect: RemoteStats;
+}
+
+interface Sink {
+  latencies: number[];
+  submitMs: number[];
+  errors: string[];
+  proofs: ProofOutput[];
+}
+
+/** `n` jobs over `clients`, one in flight per client. */
+async function pump(clients: CuzkClient[], key: string, witness: Uint8Array, n: number, onDone: (done: number) => void): Promise<Sink> {
+  const sink: Sink = { latencies: [], submitMs: [], errors: [], proofs: [] };
+  let next = 0;
+  let done = 0;
+  await Promise.all(clients.slice(0, n).map(async (client) => {
+    while (next < n) {
+      next++;
+      const t0 = performance.now();
+      try {
+        let { job } = await client.submit({ key, witnesses: [witness] });
+        sink.submitMs.push(performance.now() - t0);
+        while (job.state === 'queued' || job.state === 'running') job = await client.await(job.id); // each await ends at max_await_ms
+        if (job.state === 'completed') {
+          sink.latencies.push(performance.now() - t0);
+          sink.proofs.push(...(job.proofs ?? []));
+        } else sink.errors.push(`${job.error?.code ?? job.state}: ${job.error?.message ?? ''}`);
+      } catch (e) {
+        sink.errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: ${(e as Error)?.message ?? String(e)}`);
+      }
+      onDone(++done);
+    }
+  }));
+  return sink;
+}
+
+/** Kernel-busy ms per GPU device as GetStatus lets it be computed. */
+const gpuBusyMs = (s: DaemonStatus) => s.devices.filter((d) => d.utilisation !== null).map((d) => d.utilisation! * s.uptimeMs);
+
+function verifyAll(vk: VerificationKey, proofs: ProofOutput[]): { verified: number; errors: string[] } {
+  const vkBytes = encodeVerificationKey(vk);
+  let verified = 0;
+  const errors: string[] = [];
+  for (const p of proofs) {
+    try {
+      const proof = parseProofJson(p.proof, { curve: vk.curve });
+      const signals = parsePublicJson(p.publicSignals, { curve: vk.curve, nPublic: vk.nPublic });
+      if (verifyGroth16(vk, signals, proof, vkBytes)) verified++;
+      else errors.push('E_PROOF_INVALID: a proof from the daemon does not verify here');
+    } catch (e) {
+      errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: proof from the daemon: ${(e as Error).message}`);
+    }
+  }
+  return { verified, errors };
+}
+
+async function runProtocol(address: string, protocol: Protocol, keyId: string, vk: VerificationKey, opts: DaemonBenchOptions): Promise<RemoteStats> {
+  const connect = () => new CuzkClient({ address, token: opts.token, protocol });
+  const clients = Array.from({ length: opts.clients }, connect);
+  const statusClient = connect();
+  const progress = opts.onProgress ?? (() => {});
+  const name = protocol === 'grpc' ? 'gRPC' : 'Connect';
+  const warm = await pump(clients, keyId, opts.witness, opts.warmup, (d) => progress(`${name} warm-up`, d, opts.warmup));
+  const s0 = await statusClient.status();
+  const t0 = performance.now();
+  const run = await pump(clients, keyId, opts.witness, opts.jobs, (d) => progress(`${name} proving`, d, opts.jobs));
+  const wallMs = performance.now() - t0;
+  const s1 = await statusClient.status();
+  const busy0 = gpuBusyMs(s0);
+  const busy1 = gpuBusyMs(s1);
+  const upMs = s1.uptimeMs - s0.uptimeMs;
+  const gpuUtilisation = busy1.length === 0 || upMs <= 0 ? null : Math.max(0, busy1.reduce((a, b, i) => a + b - (busy0[i] ?? 0), 0) / (upMs * busy1.length));
+  const proofs = [...warm.proofs, ...run.proofs];
+  const check = verifyAll(vk, proofs);
+  const sorted = [...run.latencies].sort((a, b) => a - b);
+  const completed = sorted.length;
+  return {
+    protocol,
+    jobs: opts.jobs,
+    warmup: opts.warmup,
+    completed,
+    failed: opts.jobs - completed + (opts.warmup - warm.latencies.length),
+    errors: [...new Set([...warm.errors, ...run.errors, ...check.errors])].slice(0, 5),
+    wallMs,
+    proofsPerSec: completed / (wallMs / 1000),
+    latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, completed), max: sorted.at(-1) ?? 0 },
+    gpuUtilisation,
+    submit: submitStats(opts.witness.length, run.submitMs),
+    proofsReceived: proofs.length,
+    verifiedHere: check.verified,
+  };
+}
+
+function readVerificationKey(zkey: string): VerificationKey {
+  const file = ZkeyFile.open(zkey);
+  try {
+    return verificationKeyFromZkey(file.header, file.read('IC'));
+  } finally {
+    file.close();
+  }
+}
+
+async function onDaemon(address: string, opts: DaemonBenchOptions): Promise<Omit<DaemonBenchResult, 'self'>> {
+  const client = new CuzkClient({ address, token: opts.token });
+  const key = opts.uploadKey ? await client.loadKey({ zkey: new Uint8Array(readFileSync(opts.zkey)) }) : await client.loadKey({ path: path.resolve(opts.zkey) });
+  const vk = readVerificationKey(opts.zkey);
+  const grpc = await runProtocol(address, 'grpc', key.id, vk, opts);
+  const connect = await runProtocol(address, 'connect', key.id, vk, opts);
+  const st = await client.status();
+  return { address, keyId: key.id, clients: opts.clients, backend: st.backend, devices: st.devices.map((d) => `${d.id} ${d.name}`), grpc, connect };
+}
+
+/** Fails fast, naming the address, when a daemon given by address cannot be reached ('self' passes). */
+export async function checkRemote(remote: string, token?: string): Promise<void> {
+  if (remote !== 'self') await new CuzkClient({ address: remote, token }).status();
+}
+
+/** The stream through the daemon; with 'self', a `cuzk serve` child started here and stopped after. */
+export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBenchResult> {
+  if (opts.remote !== 'self') return { ...(await onDaemon(opts.remote, opts)), self: null };
+  const engineArgs = ['--backend', opts.engine.backend, '--threads', String(opts.engine.threads)];
+  const child = await startServeChild({ engineArgs, keyDirs: [path.dirname(path.resolve(opts.zkey))] });
+  const outcome = await onDaemon(child.address, opts).then((r) => ({ r }), (err: unknown) => ({ err }));
+  const exitStatus = await child.stop();
+  if ('err' in outcome) throw outcome.err;
+  if (exitStatus !== 0) throw new CuzkError('E_INTERNAL', `the cuzk serve child (pid ${child.pid}, ${child.address}) exited with ${exitStatus} after SIGTERM, expected 0`);
+  return { ...outcome.r, self: { pid: child.pid, exitStatus } };
+}
+
+/** One run of the side-by-side comparison (in-process, gRPC, Connect). */
+export interface CompareRow {
+  run: 'in-process' | Protocol;
+  completed: number;
+  failed: number;
+  proofsPerSec: number;
+  /** proofsPerSec / the in-process run's */
+  vsInProcess: number;
+  latencyMs: { p50: number; p99: number };
+  gpuUtilisation: number | null;
+  submit: SubmitStats;
+  /** Proofs checked again by this bench (the engine or daemon verified every one first); null in-process. */
+  verifiedHere: number | null;
+  /** No failed job, and every proof that came back verified. */
+  allVerified: boolean;
+}
+
+export function compareRows(local: StreamStats, d: DaemonBenchResult): CompareRow[] {
+  const ratio = (x: number) => (local.proofsPerSec > 0 ? x / local.proofsPerSec : 0);
+  const row = (run: CompareRow['run'], s: StreamStats | RemoteStats, verifiedHere: number | null, allVerified: boolean): CompareRow => ({
+    run, completed: s.completed, failed: s.failed, proofsPerSec: s.proofsPerSec, vsInProcess: ratio(s.proofsPerSec),
+    latencyMs: { p50: s.latencyMs.p50, p99: s.latencyMs.p99 }, gpuUtilisation: s.gpuUtilisation, submit: s.submit, verifiedHere, allVerified,
+  });
+  const remote = (s: RemoteStats) => row(s.protocol, s, s.verifiedHere, s.failed === 0 && s.verifiedHere === s.proofsReceived);
+  return [row('in-process', local, null, local.failed === 0), remote(d.grpc), remote(d.connect)];
+}
+
+/** Table rows: label, then one cell per CompareRow. */
+export function compareTable(rows: CompareRow[]): string[][] {
+  const f = (x: number | null, d: number) => (x === null ? '-' : x.toFixed(d));
+  const rate = (x: number | null) => (x === null ? '-' : x.toFixed(x >= 100 ? 0 : 1));
+  const line = (label: string, get: (r: CompareRow) => string) => [label, ...rows.map(get)];
+  return [
+    ['', ...rows.map((r) => (r.run === 'grpc' ? 'gRPC' : r.run === 'connect' ? 'Connect' : r.run))],
+    line('jobs completed / failed', (r) => `${r.completed} / ${r.failed}`),
+    line('proofs/s', (r) => f(r.proofsPerSec, 2)),
+    line('proofs/s vs in-process', (r) => `${r.vsInProcess.toFixed(2)}x`),
+    line('latency p50 ms', (r) => f(r.latencyMs.p50, 0)),
+    line('latency p99 ms', (r) => f(r.latencyMs.p99, 0)),
+    line('GPU kernel utilisation', (r) => (r.gpuUtilisation === null ? '-' : `${(100 * r.gpuUtilisation).toFixed(1)}%`)),
+    line('submit MB/s', (r) => rate(r.submit.mbPerSec)),
+    line('submit p50 ms', (r) => f(r.submit.p50Ms, 2)),
+    line('proofs verified', (r) => (r.verifiedHere === null ? (r.allVerified ? 'all (engine)' : 'NO') : r.allVerified ? `all (daemon + ${r.verifiedHere} here)` : `NO (${r.verifiedHere} here)`)),
+  ];
+}
