@@ -14,8 +14,11 @@ export type JobState = 'queued' | 'running' | (typeof TERMINAL_STATES)[number];
 export interface JobRequest {
   /** A key id from loadKey(), or a .zkey path (loaded on first use, with the path as its id). */
   key: string;
-  /** Witnesses as .wtns file bytes (one per partition). Exactly one of witnesses / inputs. */
+  /** Witnesses as .wtns file bytes (one per partition). Exactly one of witnesses / witnessFiles / inputs. */
   witnesses?: Uint8Array[];
+  /** Witnesses as .wtns files, read straight into the engine's pinned buffers when their proof
+   * starts (the daemon's spool, or files the caller keeps unchanged until the job ends). */
+  witnessFiles?: string[];
   /** Circuit inputs (one object per partition), witness computed from `wasm` in worker threads. */
   inputs?: Record<string, unknown>[];
   /** circom's witness-generator .wasm, required with `inputs`. */

@@ -246,14 +246,18 @@ export class Engine implements ProvingEngine {
     if (typeof req.key !== 'string' || req.key.length === 0) throw bad('key: a key id or .zkey path is required');
     if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw bad(`priority must be one of ${PRIORITIES.join(', ')}`);
     if (req.deadlineMs !== undefined && !(Number.isFinite(req.deadlineMs) && req.deadlineMs > 0)) throw bad('deadlineMs must be a positive number');
-    const w = req.witnesses, i = req.inputs;
-    if ((w === undefined) === (i === undefined)) throw bad('a job needs exactly one of witnesses or inputs');
-    const n = (w ?? i)!.length;
-    if (!Array.isArray(w ?? i) || n === 0) throw bad('a job needs at least one witness or input');
+    const w = req.witnesses, f = req.witnessFiles, i = req.inputs;
+    if ([w, f, i].filter((x) => x !== undefined).length !== 1) throw bad('a job needs exactly one of witnesses, witnessFiles or inputs');
+    const n = (w ?? f ?? i)!.length;
+    if (!Array.isArray(w ?? f ?? i) || n === 0) throw bad('a job needs at least one witness or input');
     if (n > this.#p.config.maxPartitions) throw bad(`a job may have at most ${this.#p.config.maxPartitions} partitions, this one has ${n}`);
     if (w) w.forEach((bytes, k) => {
       if (!(bytes instanceof Uint8Array)) throw bad(`witness ${k} is not bytes`);
       WtnsFile.fromBytes(bytes, `witness ${k}`).close(); // header and sizes; values are checked against the key later
+    });
+    if (f) f.forEach((file, k) => {
+      if (typeof file !== 'string' || file.length === 0) throw bad(`witness file ${k} is not a path`);
+      WtnsFile.open(file).close();
     });
     if (i) {
       if (!req.wasm || !existsSync(req.wasm)) throw new InputError('E_NOT_FOUND', `wasm: ${req.wasm ?? '(none)'}: circuit inputs need the circuit's witness generator .wasm`);

@@ -15,7 +15,7 @@ import type { EngineConfig, ProofOutput } from './api.js';
 import type { MemoryBudget, Request } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
-import type { PinnedPool } from './pinned-pool.js';
+import type { PinnedPool, PooledBuffer } from './pinned-pool.js';
 import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof-bytes.js';
 import type { ProvingKey } from './proving-key.js';
 import type { SpanRecorder } from './spans.js';
@@ -80,7 +80,8 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   // witness: sent as a .wtns image, or computed from the circuit inputs in a worker thread
   const name = job.partitions > 1 ? `job ${job.id} witness ${part}` : `job ${job.id} witness`;
   let image = job.request.witnesses?.[part];
-  if (!image) {
+  const file = job.request.witnessFiles?.[part];
+  if (!image && !file) {
     const t0 = performance.now();
     image = await deps.witnesses.compute(job.request.wasm!, job.request.inputs![part], name);
     const dur = performance.now() - t0;
@@ -88,12 +89,18 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     job.addPhase('witness', dur, part);
   }
   stopped();
-  const wtns = WtnsFile.fromBytes(image, name);
-  checkWitnessMatchesKey(wtns.header, h, name);
-
-  const [wBuf, abBuf] = await pool.checkoutMany([h.nVars * 32, key.native.abBytes], `${name} buffers`, signal);
+  // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap
+  const wtns = file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name);
+  let wBuf: PooledBuffer | undefined, abBuf: PooledBuffer | undefined;
   try {
-    const witness = wtns.readWitness(wBuf!.bytes);
+    checkWitnessMatchesKey(wtns.header, h, name);
+    [wBuf, abBuf] = await pool.checkoutMany([h.nVars * 32, key.native.abBytes], `${name} buffers`, signal);
+  } catch (err) {
+    wtns.close();
+    throw err;
+  }
+  try {
+    const witness = file ? await wtns.readWitnessAsync(wBuf!.bytes).finally(() => wtns.close()) : wtns.readWitness(wBuf!.bytes);
     const publicSignals = publicSignalsOf(witness, h.nPublic);
     stopped();
 
@@ -155,6 +162,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   } finally {
     abBuf!.release();
     wBuf!.release();
+    if (!file) wtns.close();
   }
 }
 

@@ -97,6 +97,7 @@ export function requestDigest(req: JobRequest): string {
     h.update(`w:${w.byteLength}\n`);
     h.update(w);
   }
+  for (const f of req.witnessFiles ?? []) h.update(`f:${f}\n`);
   for (const i of req.inputs ?? []) h.update(`i:${JSON.stringify(i)}\n`);
   h.update(`wasm:${req.wasm ?? ''}`);
   return h.digest('hex');

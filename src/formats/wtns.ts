@@ -98,10 +98,40 @@ export class WtnsFile {
   }
 }
 
+/** Bytes of a .wtns prefix that hold its whole header, as circom and snarkjs lay it out: magic,
+ * version, 2 sections; section 1 (n8, prime, nWitness) first, then section 2's id and size. */
+export const WTNS_PREFIX_BYTES = 12 + 12 + 4 + N8 + 4 + 12;
+
+/** The header of a .wtns from its first WTNS_PREFIX_BYTES bytes, before the rest has arrived (a
+ * streamed upload), and the file's total size; FormatError naming `name` when the prefix is not
+ * such a header. */
+export function wtnsHeaderFromPrefix(prefix: Uint8Array, name: string): { header: WtnsHeader; totalBytes: number } {
+  const bad = (m: string) => new FormatError(`${name}: ${m}`);
+  if (prefix.length < WTNS_PREFIX_BYTES) throw bad(`${prefix.length} bytes is too short for a .wtns file`);
+  const v = dataViewOf(prefix);
+  if (String.fromCharCode(prefix[0]!, prefix[1]!, prefix[2]!, prefix[3]!) !== SPEC.magic) throw bad('not a .wtns file (no "wtns" magic)');
+  const version = v.getUint32(4, true);
+  if (!(SPEC.versions as readonly number[]).includes(version)) throw bad(`.wtns version ${version} is not supported (expected 2)`);
+  if (v.getUint32(8, true) !== 2) throw bad(`expected 2 sections, the header says ${v.getUint32(8, true)}`);
+  if (v.getUint32(12, true) !== 1 || v.getBigUint64(16, true) !== BigInt(4 + N8 + 4)) throw bad('section 1 (the header, 40 bytes) must come first');
+  const n8 = v.getUint32(24, true);
+  if (n8 !== N8) throw bad(`n8 is ${n8}, expected ${N8}`);
+  let prime = 0n;
+  for (let i = N8 - 1; i >= 0; i--) prime = (prime << 8n) | BigInt(prefix[28 + i]!);
+  const info = curveByR(prime);
+  if (!info) throw bad(`prime is ${describePrime(prime)}, not the scalar field of BN254 or BLS12-381`);
+  const nWitness = v.getUint32(28 + N8, true);
+  const o = 32 + N8;
+  if (v.getUint32(o, true) !== 2) throw bad('section 2 (the values) must follow the header');
+  const size = v.getBigUint64(o + 4, true);
+  if (size !== BigInt(nWitness) * BigInt(n8)) throw bad(`expected ${n8} bytes per value × ${nWitness} values = ${nWitness * n8} bytes of values, the section says ${size}`);
+  return { header: { path: name, curve: info.name, n8, prime, nWitness }, totalBytes: WTNS_PREFIX_BYTES + nWitness * n8 };
+}
+
 const fieldLabel = (curve: CurveName) => curveByName(curve)?.label ?? curve;
 
 /** The checks snarkjs's groth16 prove makes (same field, nWitness = nVars), as FormatErrors naming the witness. */
-export function checkWitnessMatchesKey(w: WtnsHeader, z: ZkeyHeader, wtnsPath = w.path): void {
+export function checkWitnessMatchesKey(w: WtnsHeader, z: Pick<ZkeyHeader, 'r' | 'curve' | 'nVars'>, wtnsPath = w.path): void {
   if (w.prime !== z.r) {
     throw new FormatError(`${wtnsPath}: witness is for the ${fieldLabel(w.curve)} scalar field but the key is ${fieldLabel(z.curve)}`);
   }

@@ -27,6 +27,7 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'maxMessageBytes', toml: 'limits.max_message_bytes', flag: 'max-message-bytes', type: 'int', default: 256 * MiB, doc: 'largest request or response message (witnesses, uploaded keys)' },
   { name: 'maxJobBytes', toml: 'limits.max_job_bytes', flag: 'max-job-bytes', type: 'int', default: 256 * MiB, doc: 'largest total witness bytes of one job' },
   { name: 'maxKeyBytes', toml: 'limits.max_key_bytes', flag: 'max-key-bytes', type: 'int', default: 256 * MiB, doc: 'largest uploaded .zkey (LoadKey with bytes)' },
+  { name: 'uploadTtlS', toml: 'limits.upload_ttl_s', flag: 'upload-ttl-s', type: 'int', default: 600, doc: 'an uploaded witness (UploadWitness, POST /v1/witnesses) no job names within this many seconds is deleted' },
   { name: 'maxAwaitMs', toml: 'limits.max_await_ms', flag: 'max-await-ms', type: 'int', default: 300_000, doc: 'longest an AwaitProof/Prove call waits before returning the current state' },
   { name: 'retentionS', toml: 'jobs.result_retention_s', flag: 'result-retention-s', type: 'int', default: 86_400, doc: 'finished results stay fetchable this long' },
   { name: 'drainTimeoutMs', toml: 'jobs.drain_timeout_ms', flag: 'drain-timeout-ms', type: 'int', default: 30_000, doc: 'on SIGTERM, how long running proofs may finish before they are requeued' },

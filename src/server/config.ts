@@ -22,6 +22,7 @@ export interface ServeConfig {
   maxMessageBytes: number;
   maxJobBytes: number;
   maxKeyBytes: number;
+  uploadTtlS: number;
   maxAwaitMs: number;
   retentionS: number;
   drainTimeoutMs: number;

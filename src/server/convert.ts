@@ -2,21 +2,24 @@
 // fields, so the RPC surface stays one to one with the engine contract.
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { InputError } from '../errors.js';
-import type { EngineStatus, JobEvent, JobInfo, JobRequest, KeyInfo } from '../engine/api.js';
+import type { EngineStatus, JobEvent, JobInfo, KeyInfo } from '../engine/api.js';
 import {
   ErrorDetailSchema, GetStatusResponseSchema, JobEventSchema, JobSchema, KeySchema, PhaseEventSchema, ProofOutputSchema,
   type GetStatusResponse, type Job, type JobEvent as PbJobEvent, type Key, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { priorityFromProto, priorityToProto, stateToProto } from '../rpc/enums.js';
+import type { JobSubmission } from './request-check.js';
 
 const big = (n: number | undefined): bigint => BigInt(Math.max(0, Math.round(n ?? 0)));
 
-export function jobRequestFromProto(m: SubmitProofRequest): JobRequest {
+export function jobRequestFromProto(m: SubmitProofRequest): JobSubmission {
   const priority = priorityFromProto(m.priority);
   if (priority === undefined && m.priority !== 0) throw new InputError('E_INVALID_ARG', `priority ${m.priority} is not a Priority value`);
   if (m.deadlineMs > BigInt(Number.MAX_SAFE_INTEGER)) throw new InputError('E_INVALID_ARG', 'deadline_ms is too large');
-  const req: JobRequest = { key: m.key, priority };
+  const req: JobSubmission = { key: m.key, priority };
   if (m.witnesses.length) req.witnesses = m.witnesses;
+  if (m.witnessIds.length) req.witnessIds = m.witnessIds;
+  if (m.witnessFiles.length) req.witnessFiles = m.witnessFiles;
   if (m.inputs.length) req.inputs = m.inputs as Record<string, unknown>[];
   if (m.wasm) req.wasm = m.wasm;
   if (m.requestId) req.requestId = m.requestId;

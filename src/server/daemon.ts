@@ -2,6 +2,7 @@
 // jobs, purge old results, listen), and stop (stop intake, drain the engine within the deadline,
 // close the listener, close the engine, journal what finished; unfinished jobs stay queued).
 import { existsSync, lstatSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
@@ -10,6 +11,8 @@ import type { ServeConfig } from './config.js';
 import { createListener, type Listener } from './http.js';
 import { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
+import { WitnessSpool } from './spool.js';
+import { WitnessIntake } from './witness-intake.js';
 
 export interface DaemonDeps {
   cfg: ServeConfig;
@@ -26,8 +29,12 @@ export class Daemon {
   #purgeTimer: NodeJS.Timeout | undefined;
   #stopping: Promise<{ unfinished: number }> | undefined;
 
+  readonly intake: WitnessIntake;
+
   constructor(private readonly deps: DaemonDeps) {
-    this.jobs = new JobService(deps.engine, deps.store, deps.cfg, deps.log);
+    const spool = new WitnessSpool(path.join(deps.cfg.dataDir, 'spool'), deps.cfg.uploadTtlS * 1000, deps.log);
+    this.intake = new WitnessIntake(deps.engine, spool, deps.cfg);
+    this.jobs = new JobService(deps.engine, deps.store, this.intake, deps.cfg, deps.log);
   }
 
   /** Listens and returns the address ("host:port" or "unix:/path"). */
@@ -45,11 +52,13 @@ export class Daemon {
       const info = await engine.loadKey(p);
       log.info({ keyId: info.id, bytes: info.bytes }, 'key preloaded');
     }
-    const rec = await this.jobs.recover();
-    if (rec.resubmitted + rec.expired + rec.waiting > 0) log.info(rec, 'journal replayed');
+    const unfinished = await store.unfinished();
+    await this.intake.spool.open(new Set(unfinished.flatMap((s) => (s.request?.witnessFiles ?? []).filter((f) => f.owned).map((f) => f.path))));
+    const rec = await this.jobs.recover(unfinished);
+    if (rec.resubmitted + rec.expired + rec.lost + rec.waiting > 0) log.info(rec, 'journal replayed');
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
-    const ctx = { cfg, engine, jobs: this.jobs, store, log, version: this.deps.version, metrics: () => this.#metrics() };
+    const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics() };
     this.#listener = createListener(ctx, { ready: () => this.#ready });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
@@ -98,6 +107,7 @@ export class Daemon {
     await engine.close();
     await Promise.race([this.jobs.settle(), new Promise((r) => setTimeout(r, 5000).unref())]);
     await store.close();
+    this.intake.spool.close();
     log.info({ unfinished: unfinished.length }, 'stopped: unfinished jobs stay queued in the journal');
     return { unfinished: unfinished.length };
   }

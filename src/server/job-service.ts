@@ -1,15 +1,19 @@
-// Jobs between the network and the engine: every accepted job is journaled (JobStore) before it is
+// Jobs between the network and the engine: a request is validated once (request-check.ts), its
+// witnesses stored as files (witness-intake.ts), the job journaled (JobStore) before it is
 // acknowledged, handed to the engine with its journal id, and its terminal state journaled when the
-// engine reports it. On start, journaled jobs that never finished are resubmitted with the same id
-// and request id; while stopping, jobs the engine gives back unfinished stay queued in the journal.
+// engine reports it (its spool files are then removed). The journal alone owns request-id
+// idempotency: the engine never sees request ids. On start, journaled jobs that never finished are
+// resubmitted with the same id; while stopping, jobs the engine gives back unfinished stay queued.
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type ProvingEngine } from '../engine/api.js';
-import { requestDigest } from '../engine/scheduler.js';
 import type { Logger } from '../log.js';
 import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
-import { checkJobRequest } from './request-check.js';
+import { checkJobRequest, type JobSubmission } from './request-check.js';
+import type { SpooledWitness } from './spool.js';
+import { jobFingerprint, type WitnessIntake } from './witness-intake.js';
 
 const terminal = (s: string) => (TERMINAL_STATES as readonly string[]).includes(s);
 
@@ -24,9 +28,9 @@ export class JobService {
   readonly #userCancelled = new Set<string>();
   /** Journaled jobs waiting for room in the engine's queue (after a restart with a long journal). */
   readonly #backlog: StoredJob[] = [];
-  /** Submission time as journaled (the engine stamps its own a little later, or at the replay):
-   * JobRequest has no field to pass it, so it is put back here. Pruned with the journal. */
-  readonly #submittedAt = new Map<string, number>();
+  /** What the journal knows and the engine does not: the submission time as journaled (the engine
+   * stamps its own a little later, or at the replay), the request id, the spool files. */
+  readonly #meta = new Map<string, { submittedAt: number; requestId?: string; files?: SpooledWitness[] }>();
   readonly #pending = new Set<Promise<void>>();
   #onDrained!: () => void;
   readonly #drained = new Promise<void>((r) => (this.#onDrained = r));
@@ -34,6 +38,7 @@ export class JobService {
   constructor(
     private readonly engine: ProvingEngine,
     private readonly store: JobStore,
+    private readonly intake: WitnessIntake,
     private readonly cfg: ServeConfig,
     private readonly log: Logger,
   ) {}
@@ -42,34 +47,51 @@ export class JobService {
     return this.#accepting;
   }
 
-  async submit(req: JobRequest): Promise<{ job: JobInfo; deduplicated: boolean }> {
+  async submit(req: JobSubmission): Promise<{ job: JobInfo; deduplicated: boolean }> {
     if (!this.#accepting) throw new ResourceError('E_OVERLOADED', 'the daemon is shutting down: not accepting jobs', { retryable: true, details: { draining: true } });
-    checkJobRequest(req, { maxJobBytes: this.cfg.maxJobBytes, maxPartitions: this.cfg.maxPartitions });
-    const fingerprint = requestDigest(req);
-    if (req.requestId !== undefined) {
-      const prior = await this.store.byRequestId(req.requestId);
-      if (prior) return this.#dedup(prior, fingerprint);
-    }
-    const id = randomUUID();
-    const stored: StoredJob = { id, requestId: req.requestId, fingerprint, key: req.key, priority: req.priority ?? 'normal', state: 'queued', partitions: (req.witnesses?.length ?? 0) + (req.inputs?.length ?? 0), submittedAt: Date.now(), deadlineMs: req.deadlineMs || undefined, request: { ...req, id } };
-    const ins = await this.store.insert(stored);
-    if (!ins.inserted) return this.#dedup(ins.existing, fingerprint);
-    let job: JobInfo;
+    const v = checkJobRequest(req, this.cfg);
+    const key = await this.intake.keyShape(v.key);
+    const files = await this.intake.files(v, key);
+    let kept = false;
     try {
-      job = this.engine.submit({ ...req, id, deadlineMs: req.deadlineMs || undefined });
-    } catch (err) {
-      await this.store.remove(id);
-      throw err;
+      const fingerprint = jobFingerprint(v, files);
+      const src = v.source;
+      const stored: StoredJob = {
+        id: randomUUID(), requestId: v.requestId, fingerprint, key: v.key, priority: v.priority, state: 'queued', partitions: v.partitions,
+        submittedAt: Date.now(), deadlineMs: v.deadlineMs, request: src.kind === 'inputs' ? { inputs: src.inputs, wasm: src.wasm } : { witnessFiles: files },
+      };
+      const ins = await this.store.insert(stored);
+      if (!ins.inserted) return await this.#dedup(ins.existing, fingerprint);
+      let job: JobInfo;
+      try {
+        job = this.engine.submit(this.#engineRequest(stored));
+      } catch (err) {
+        await this.store.remove(stored.id);
+        throw err;
+      }
+      kept = true;
+      this.#meta.set(stored.id, { submittedAt: stored.submittedAt, requestId: v.requestId, files });
+      this.#track(stored.id);
+      this.log.info({ jobId: stored.id, requestId: v.requestId, key: v.key, priority: job.priority, partitions: job.partitions, bytes: files?.reduce((n, f) => n + f.size, 0) }, 'job accepted');
+      return { job: this.#withMeta(job), deduplicated: false };
+    } finally {
+      if (!kept) await this.intake.spool.release(files);
     }
-    if (job.id !== id) {
-      // the engine still knew the request id (its journal row was purged): its job is the answer
-      await this.store.remove(id);
-      return { job: this.#withSubmittedAt(job), deduplicated: true };
+  }
+
+  /** The engine's request for a journaled job: no request id (the journal owns those), a deadline
+   * that counts from the journaled submission time. */
+  #engineRequest(s: StoredJob): JobRequest {
+    const r = s.request ?? {};
+    const req: JobRequest = { id: s.id, key: s.key, priority: s.priority };
+    if (r.witnessFiles) req.witnessFiles = r.witnessFiles.map((f) => f.path);
+    else if (r.witnesses) req.witnesses = r.witnesses; // journaled before the spool existed
+    else {
+      req.inputs = r.inputs;
+      req.wasm = r.wasm;
     }
-    this.#submittedAt.set(id, stored.submittedAt);
-    this.#track(id);
-    this.log.info({ jobId: id, requestId: req.requestId, key: req.key, priority: job.priority, partitions: job.partitions }, 'job accepted');
-    return { job: this.#withSubmittedAt(job), deduplicated: false };
+    if (s.deadlineMs) req.deadlineMs = Math.max(1, s.submittedAt + s.deadlineMs - Date.now());
+    return req;
   }
 
   async #dedup(prior: StoredJob, fingerprint: string): Promise<{ job: JobInfo; deduplicated: boolean }> {
@@ -89,7 +111,8 @@ export class JobService {
       return;
     }
     this.#userCancelled.delete(info.id);
-    await this.store.finish(this.#withSubmittedAt(info));
+    await this.store.finish(this.#withMeta(info));
+    await this.intake.spool.release(this.#meta.get(info.id)?.files);
     const fields = { jobId: info.id, state: info.state, ms: (info.finishedAt ?? 0) - (info.startedAt ?? info.submittedAt), device: info.device, error: info.error };
     if (info.state === 'failed') this.log.warn(fields, 'job failed');
     else this.log.info(fields, `job ${info.state}`);
@@ -98,15 +121,18 @@ export class JobService {
 
   async get(id: string): Promise<JobInfo> {
     const live = this.engine.get(id);
-    if (live) return this.#withSubmittedAt(live);
+    if (live) return this.#withMeta(live);
     const s = await this.store.get(id);
     if (!s) throw new InputError('E_NOT_FOUND', `no job ${id} (unknown, or its result is older than the retention period)`);
     return storedInfo(s);
   }
 
-  #withSubmittedAt(info: JobInfo): JobInfo {
-    const at = this.#submittedAt.get(info.id);
-    return at === undefined ? info : { ...info, submittedAt: at };
+  #withMeta(info: JobInfo): JobInfo {
+    const m = this.#meta.get(info.id);
+    if (!m) return info;
+    const out = { ...info, submittedAt: m.submittedAt };
+    if (m.requestId !== undefined) out.requestId = m.requestId;
+    return out;
   }
 
   /** Terminal, or current after the timeout, or current once the daemon has drained (so callers get an answer before it exits). */
@@ -114,7 +140,7 @@ export class JobService {
     const wait = Math.min(timeoutMs ?? this.cfg.maxAwaitMs, this.cfg.maxAwaitMs);
     if (!this.engine.get(id)) return this.get(id);
     const info = await Promise.race([this.engine.await(id, wait), this.#drained.then(() => this.get(id))]);
-    return this.#withSubmittedAt(info);
+    return this.#withMeta(info);
   }
 
   async cancel(id: string): Promise<JobInfo> {
@@ -123,7 +149,7 @@ export class JobService {
       if (!terminal(live.state)) this.#userCancelled.add(id);
       const info = this.engine.cancel(id);
       this.log.info({ jobId: id, state: info.state }, 'cancel requested');
-      return this.#withSubmittedAt(info);
+      return this.#withMeta(info);
     }
     const s = await this.store.get(id);
     if (!s) throw new InputError('E_NOT_FOUND', `no job ${id}`);
@@ -132,6 +158,7 @@ export class JobService {
     if (i >= 0) this.#backlog.splice(i, 1);
     const info: JobInfo = { ...storedInfo(s), state: 'cancelled', finishedAt: Date.now() };
     await this.store.finish(info);
+    await this.intake.spool.release(s.request?.witnessFiles);
     return info;
   }
 
@@ -167,46 +194,55 @@ export class JobService {
     }
   }
 
-  /** Resubmits journaled unfinished jobs (same id and request id); expired ones end as expired. */
-  async recover(): Promise<{ resubmitted: number; expired: number; waiting: number }> {
-    let expired = 0;
+  /** Resubmits journaled unfinished jobs (`unfinished`, read before the spool was swept) under their
+   * ids; expired ones end expired, and one whose witness file is gone ends failed, said in the log. */
+  async recover(unfinished: StoredJob[]): Promise<{ resubmitted: number; expired: number; lost: number; waiting: number }> {
+    let expired = 0, lost = 0;
     const now = Date.now();
-    for (const s of await this.store.unfinished()) {
+    for (const s of unfinished) {
+      const files = s.request?.witnessFiles ?? [];
+      const missing = files.find((f) => !existsSync(f.path));
       if (s.deadlineMs && s.submittedAt + s.deadlineMs <= now) {
         await this.store.finish({ ...storedInfo(s), state: 'expired', finishedAt: now, error: { code: 'E_TIMEOUT', message: `deadline of ${s.deadlineMs} ms passed while the daemon was down` } });
+        await this.intake.spool.release(files);
         expired++;
+      } else if (missing) {
+        const message = `after a restart: witness file ${missing.path} is gone (removed outside the daemon?): submit the job again`;
+        this.log.error({ jobId: s.id, path: missing.path }, 'journaled job lost its witness file: it ends failed');
+        await this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: now, error: { code: 'E_NOT_FOUND', message } });
+        await this.intake.spool.release(files);
+        lost++;
       } else this.#backlog.push(s);
     }
     const before = this.#backlog.length;
     this.#pumpBacklog();
-    return { resubmitted: before - this.#backlog.length, expired, waiting: this.#backlog.length };
+    return { resubmitted: before - this.#backlog.length, expired, lost, waiting: this.#backlog.length };
   }
 
   #pumpBacklog(): void {
     while (this.#accepting && this.#backlog.length > 0) {
       const s = this.#backlog[0]!;
-      const req = s.request ?? { key: s.key };
-      const deadlineMs = s.deadlineMs ? Math.max(1, s.submittedAt + s.deadlineMs - Date.now()) : undefined;
       try {
-        this.engine.submit({ ...req, id: s.id, requestId: s.requestId, priority: s.priority, deadlineMs });
+        this.engine.submit(this.#engineRequest(s));
       } catch (err) {
         if (err instanceof CuzkError && err.code === 'E_OVERLOADED') return; // retried when a job finishes
         this.#backlog.shift();
         const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
         this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'journaled job could not be resubmitted');
         void this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: `after a restart: ${e.message}` } });
+        void this.intake.spool.release(s.request?.witnessFiles);
         continue;
       }
       this.#backlog.shift();
-      this.#submittedAt.set(s.id, s.submittedAt);
+      this.#meta.set(s.id, { submittedAt: s.submittedAt, requestId: s.requestId, files: s.request?.witnessFiles });
       this.#track(s.id);
       this.log.info({ jobId: s.id, requestId: s.requestId }, 'journaled job resubmitted');
     }
   }
 
-  /** Forgets the submission times of jobs older than `before` (their results are purged too). */
+  /** Forgets what it kept of jobs submitted before `before` (their results are purged too). */
   prune(before: number): void {
-    for (const [id, at] of this.#submittedAt) if (at < before) this.#submittedAt.delete(id);
+    for (const [id, m] of this.#meta) if (m.submittedAt < before) this.#meta.delete(id);
   }
 
   /** Stops intake; results of jobs still finishing are journaled as they arrive. */

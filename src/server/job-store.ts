@@ -3,7 +3,8 @@
 // period); on start the daemon resubmits every non-terminal job with its id and request id.
 // sqlite-store.ts is the embedded default; a PostgreSQL store for several daemons sharing one queue
 // would implement the same interface (claims with FOR UPDATE SKIP LOCKED). Methods are async for it.
-import type { JobInfo, JobRequest, JobState, Priority } from '../engine/api.js';
+import type { JobInfo, JobState, Priority } from '../engine/api.js';
+import type { SpooledWitness } from './spool.js';
 
 export interface StoredJob {
   id: string;
@@ -17,10 +18,18 @@ export interface StoredJob {
   partitions: number;
   submittedAt: number;
   deadlineMs?: number;
-  /** The request, as accepted (witness bytes included) while the job is not terminal. */
-  request?: JobRequest;
+  /** What the job proves, while it is not terminal: its witness files (path, size, sha256; never the
+   * bytes), or its circuit inputs and wasm. `witnesses`: bytes journaled before the spool existed. */
+  request?: StoredRequest;
   /** The terminal JobInfo (with proofs when completed). */
   result?: JobInfo;
+}
+
+export interface StoredRequest {
+  witnessFiles?: SpooledWitness[];
+  witnesses?: Uint8Array[];
+  inputs?: Record<string, unknown>[];
+  wasm?: string;
 }
 
 export type InsertResult = { inserted: true } | { inserted: false; existing: StoredJob };

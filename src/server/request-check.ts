@@ -1,28 +1,72 @@
 // Validation of a job request before it reaches the journal or the engine (TGI: validate before the
-// queue): the shape, the sizes against the configured limits, and the witness headers. Errors are
-// E_INVALID_ARG naming the field and the limit; the engine checks the rest (key match, satisfiability).
+// queue), once, into the one type the rest of the daemon uses (ValidJob): the shape, the sizes
+// against the configured limits, and normalised fields (deadline 0 = none, priority defaulted).
+// Errors are E_INVALID_ARG naming the field and the limit. Witness contents are checked as they are
+// stored (witness-intake.ts: header against the key); the engine checks the values.
 import { InputError } from '../errors.js';
-import { PRIORITIES, type JobRequest } from '../engine/api.js';
+import { PRIORITIES, type JobRequest, type Priority } from '../engine/api.js';
 import type { ServeConfig } from './config.js';
 
-const WTNS_MAGIC = [0x77, 0x74, 0x6e, 0x73]; // "wtns"
+/** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
+export type JobSubmission = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
 
-export function checkJobRequest(req: JobRequest, cfg: Pick<ServeConfig, 'maxJobBytes' | 'maxPartitions'>): void {
-  if (typeof req.key !== 'string' || req.key.trim() === '') throw new InputError('E_INVALID_ARG', 'key is required: a key id from LoadKey or a .zkey path on the server');
-  if (req.key.length > 4096) throw new InputError('E_INVALID_ARG', `key is ${req.key.length} characters long (at most 4096)`);
-  const nw = req.witnesses?.length ?? 0;
-  const ni = req.inputs?.length ?? 0;
-  if ((nw > 0) === (ni > 0)) throw new InputError('E_INVALID_ARG', `exactly one of witnesses or inputs is required (got ${nw} witnesses and ${ni} inputs)`);
-  if (ni > 0 && !req.wasm) throw new InputError('E_INVALID_ARG', 'inputs need wasm: the path of the circuit witness generator on the server');
-  if (nw + ni > cfg.maxPartitions) throw new InputError('E_INVALID_ARG', `${nw + ni} partitions is more than max_partitions ${cfg.maxPartitions}`);
-  let bytes = 0;
-  req.witnesses?.forEach((w, i) => {
-    if (w.length < 12 || WTNS_MAGIC.some((b, j) => w[j] !== b)) throw new InputError('E_INVALID_ARG', `witnesses[${i}]: not a .wtns file (${w.length} bytes, no "wtns" magic)`);
-    bytes += w.length;
-  });
-  if (req.inputs) bytes += JSON.stringify(req.inputs).length;
-  if (bytes > cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `job is ${bytes} bytes, more than max_job_bytes ${cfg.maxJobBytes}`);
-  if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw new InputError('E_INVALID_ARG', `priority must be one of ${PRIORITIES.join(', ')}`);
-  if (req.requestId !== undefined && (req.requestId.length === 0 || req.requestId.length > 256)) throw new InputError('E_INVALID_ARG', 'request_id must be 1..256 characters');
-  if (req.deadlineMs !== undefined && (!Number.isSafeInteger(req.deadlineMs) || req.deadlineMs < 0)) throw new InputError('E_INVALID_ARG', 'deadline_ms must be a non-negative integer');
+export type WitnessSource =
+  | { kind: 'bytes'; witnesses: Uint8Array[] }
+  | { kind: 'uploads'; ids: string[] }
+  | { kind: 'files'; paths: string[] }
+  | { kind: 'inputs'; inputs: Record<string, unknown>[]; wasm: string };
+
+export interface ValidJob {
+  key: string;
+  source: WitnessSource;
+  partitions: number;
+  priority: Priority;
+  requestId?: string;
+  /** Positive, or absent (0 on the wire means none). */
+  deadlineMs?: number;
+}
+
+const WTNS_MAGIC = [0x77, 0x74, 0x6e, 0x73]; // "wtns"
+const bad = (m: string) => new InputError('E_INVALID_ARG', m);
+
+function strings(v: unknown, field: string, max: number): string[] {
+  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && s.length > 0 && s.length <= max)) throw bad(`${field}: a list of non-empty strings of at most ${max} characters`);
+  return v;
+}
+
+function source(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJobBytes'>): WitnessSource {
+  const given = (['witnesses', 'witnessIds', 'witnessFiles', 'inputs'] as const).filter((f) => (req[f]?.length ?? 0) > 0);
+  if (given.length !== 1) throw bad(`exactly one of witnesses, witness_ids, witness_files or inputs is required (got ${given.length ? given.join(', ') : 'none'})`);
+  if (req.witnesses?.length) {
+    let bytes = 0;
+    req.witnesses.forEach((w, i) => {
+      if (!(w instanceof Uint8Array) || w.length < 12 || WTNS_MAGIC.some((b, j) => w[j] !== b)) throw bad(`witnesses[${i}]: not a .wtns file (${w?.length ?? 0} bytes, no "wtns" magic)`);
+      bytes += w.length;
+    });
+    if (bytes > cfg.maxJobBytes) throw bad(`job is ${bytes} bytes, more than limits.max_job_bytes ${cfg.maxJobBytes}`);
+    return { kind: 'bytes', witnesses: req.witnesses };
+  }
+  if (req.witnessIds?.length) return { kind: 'uploads', ids: strings(req.witnessIds, 'witness_ids', 128) };
+  if (req.witnessFiles?.length) return { kind: 'files', paths: strings(req.witnessFiles, 'witness_files', 4096) };
+  const inputs = req.inputs!;
+  if (!req.wasm) throw bad('inputs need wasm: the path of the circuit witness generator on the server');
+  inputs.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`inputs[${k}] must be a JSON object`); });
+  const bytes = JSON.stringify(inputs).length;
+  if (bytes > cfg.maxJobBytes) throw bad(`job is ${bytes} bytes of inputs, more than limits.max_job_bytes ${cfg.maxJobBytes}`);
+  return { kind: 'inputs', inputs, wasm: req.wasm };
+}
+
+export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJobBytes' | 'maxPartitions'>): ValidJob {
+  if (typeof req.key !== 'string' || req.key.trim() === '') throw bad('key is required: a key id from LoadKey or a .zkey path on the server');
+  if (req.key.length > 4096) throw bad(`key is ${req.key.length} characters long (at most 4096)`);
+  const src = source(req, cfg);
+  const partitions = src.kind === 'bytes' ? src.witnesses.length : src.kind === 'uploads' ? src.ids.length : src.kind === 'files' ? src.paths.length : src.inputs.length;
+  if (partitions > cfg.maxPartitions) throw bad(`${partitions} partitions is more than engine.max_partitions ${cfg.maxPartitions}`);
+  if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw bad(`priority must be one of ${PRIORITIES.join(', ')}`);
+  if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0 || req.requestId.length > 256)) throw bad('request_id must be 1..256 characters');
+  if (req.deadlineMs !== undefined && (!Number.isSafeInteger(req.deadlineMs) || req.deadlineMs < 0)) throw bad('deadline_ms must be a non-negative integer');
+  const job: ValidJob = { key: req.key, source: src, partitions, priority: req.priority ?? 'normal' };
+  if (req.requestId !== undefined) job.requestId = req.requestId;
+  if (req.deadlineMs) job.deadlineMs = req.deadlineMs;
+  return job;
 }

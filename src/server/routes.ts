@@ -9,18 +9,20 @@ import { InputError } from '../errors.js';
 import type { KeyInfo, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import {
-  EvictKeyResponseSchema, GetMetricsResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, type SubmitProofRequest,
+  EvictKeyResponseSchema, GetMetricsResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import type { ServeConfig } from './config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
 import type { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
 import { toConnectError } from './status-map.js';
+import type { WitnessIntake } from './witness-intake.js';
 
 export interface RouteContext {
   cfg: ServeConfig;
   engine: ProvingEngine;
   jobs: JobService;
+  intake: WitnessIntake;
   store: JobStore;
   log: Logger;
   version: string;
@@ -98,6 +100,19 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
       await c.store.deleteKey(m.id);
       c.log.info({ keyId: m.id }, 'key evicted');
       return create(EvictKeyResponseSchema, {});
+    }),
+    uploadWitness: (chunks) => guarded(async () => {
+      const it = chunks[Symbol.asyncIterator]();
+      const first = await it.next();
+      if (first.done) throw new InputError('E_INVALID_ARG', 'UploadWitness: no chunk arrived (the first names key and size)');
+      const data = async function* () {
+        yield first.value.data;
+        for (let n = await it.next(); !n.done; n = await it.next()) yield n.value.data;
+      };
+      const size = first.value.size > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(first.value.size);
+      const up = await c.intake.upload(first.value.key, size, data(), 'uploaded witness');
+      c.log.debug({ witnessId: up.id, bytes: up.file.size }, 'witness uploaded');
+      return create(WitnessUploadSchema, { witnessId: up.id, size: BigInt(up.file.size), sha256: up.file.sha256 });
     }),
     pauseQueue: () => guarded(async () => {
       c.engine.pause();

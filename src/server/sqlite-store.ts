@@ -1,12 +1,15 @@
 // The embedded JobStore: one SQLite file (better-sqlite3, WAL, synchronous=FULL so an acknowledged
-// job survives a power cut, not only a crash). Witnesses are one length-prefixed blob per job;
-// results are the terminal JobInfo as JSON. Calls are synchronous underneath, wrapped in promises.
+// job survives a power cut, not only a crash). A job's witnesses are spool files (spool.ts): a row
+// keeps their paths, sizes and hashes as JSON, never the bytes; inputs are kept until the job ends,
+// and secure_delete zeroes what is freed. Results are the terminal JobInfo as JSON. Calls are
+// synchronous underneath (rows are small), wrapped in promises.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CuzkError } from '../errors.js';
-import type { JobInfo, JobRequest, JobState, Priority } from '../engine/api.js';
-import type { InsertResult, JobStore, StoredJob } from './job-store.js';
+import type { JobInfo, JobState, Priority } from '../engine/api.js';
+import type { InsertResult, JobStore, StoredJob, StoredRequest } from './job-store.js';
+import type { SpooledWitness } from './spool.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -23,7 +26,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   inputs TEXT,
   witnesses BLOB,
   finished_at INTEGER,
-  result TEXT
+  result TEXT,
+  witness_files TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs(finished_at);
@@ -45,22 +49,10 @@ interface Row {
   witnesses: Buffer | null;
   finished_at: number | null;
   result: string | null;
+  witness_files: string | null;
 }
 
-/** u32 count, then per witness u64 length + bytes. */
-export function packWitnesses(ws: Uint8Array[]): Buffer {
-  const total = 4 + ws.reduce((s, w) => s + 8 + w.length, 0);
-  const out = Buffer.allocUnsafe(total);
-  out.writeUInt32LE(ws.length, 0);
-  let o = 4;
-  for (const w of ws) {
-    out.writeBigUInt64LE(BigInt(w.length), o);
-    out.set(w, o + 8);
-    o += 8 + w.length;
-  }
-  return out;
-}
-
+/** Journals written before the spool: u32 count, then per witness u64 length + bytes. */
 export function unpackWitnesses(b: Buffer): Uint8Array[] {
   const n = b.readUInt32LE(0);
   const ws: Uint8Array[] = [];
@@ -87,12 +79,12 @@ function fromRow(r: Row): StoredJob {
     deadlineMs: r.deadline_ms ?? undefined,
   };
   if (r.result) job.result = JSON.parse(r.result) as JobInfo;
-  if (r.witnesses || r.inputs) {
-    const req: JobRequest = { id: r.id, key: r.key, priority: job.priority, requestId: job.requestId };
+  if (r.witness_files || r.witnesses || r.inputs) {
+    const req: StoredRequest = {};
+    if (r.witness_files) req.witnessFiles = JSON.parse(r.witness_files) as SpooledWitness[];
     if (r.witnesses) req.witnesses = unpackWitnesses(r.witnesses);
     if (r.inputs) req.inputs = JSON.parse(r.inputs) as Record<string, unknown>[];
     if (r.wasm) req.wasm = r.wasm;
-    if (job.deadlineMs) req.deadlineMs = job.deadlineMs;
     job.request = req;
   }
   return job;
@@ -112,15 +104,18 @@ export class SqliteJobStore implements JobStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma('busy_timeout = 5000');
+    this.#db.pragma('secure_delete = ON');
     this.#db.exec(SCHEMA);
+    const cols = (this.#db.pragma('table_info(jobs)') as { name: string }[]).map((c) => c.name);
+    if (!cols.includes('witness_files')) this.#db.exec('ALTER TABLE jobs ADD COLUMN witness_files TEXT');
     const db = this.#db;
     this.#stmts = {
-      insert: db.prepare(`INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witnesses)
-        VALUES (@id, @request_id, @fingerprint, @key, @priority, @state, @partitions, @submitted_at, @deadline_ms, @wasm, @inputs, @witnesses)`),
+      insert: db.prepare(`INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files)
+        VALUES (@id, @request_id, @fingerprint, @key, @priority, @state, @partitions, @submitted_at, @deadline_ms, @wasm, @inputs, @witness_files)`),
       remove: db.prepare('DELETE FROM jobs WHERE id = ?'),
       get: db.prepare('SELECT * FROM jobs WHERE id = ?'),
       byRequestId: db.prepare('SELECT * FROM jobs WHERE request_id = ?'),
-      finish: db.prepare('UPDATE jobs SET state = ?, finished_at = ?, result = ?, witnesses = NULL, inputs = NULL WHERE id = ?'),
+      finish: db.prepare('UPDATE jobs SET state = ?, finished_at = ?, result = ?, witnesses = NULL, inputs = NULL, witness_files = NULL WHERE id = ?'),
       unfinished: db.prepare("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, rowid"),
       purge: db.prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
       counts: db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state'),
@@ -145,7 +140,7 @@ export class SqliteJobStore implements JobStore {
         deadline_ms: job.deadlineMs ?? null,
         wasm: req?.wasm ?? null,
         inputs: req?.inputs ? JSON.stringify(req.inputs) : null,
-        witnesses: req?.witnesses ? packWitnesses(req.witnesses) : null,
+        witness_files: req?.witnessFiles ? JSON.stringify(req.witnessFiles) : null,
       });
       return { inserted: true };
     } catch (err) {

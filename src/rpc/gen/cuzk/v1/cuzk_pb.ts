@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file cuzk/v1/cuzk.proto.
  */
 export const file_cuzk_v1_cuzk: GenFile = /*@__PURE__*/
-  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IrkBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQiSwoRQXdhaXRQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJEhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyJgCgxQcm92ZVJlcXVlc3QSKAoDam9iGAEgASgLMhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QSFwoKdGltZW91dF9tcxgCIAEoDUgAiAEBQg0KC190aW1lb3V0X21zIiQKEkNhbmNlbFByb29mUmVxdWVzdBIOCgZqb2JfaWQYASABKAkiOwoISm9iUmVwbHkSGQoDam9iGAEgASgLMgwuY3V6ay52MS5Kb2ISFAoMZGVkdXBsaWNhdGVkGAIgASgIIsMDCgNKb2ISCgoCaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgNrZXkYAyABKAkSIwoIcHJpb3JpdHkYBCABKA4yES5jdXprLnYxLlByaW9yaXR5EiAKBXN0YXRlGAUgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZRISCgpwYXJ0aXRpb25zGAYgASgNEhcKD3N1Ym1pdHRlZF9hdF9tcxgHIAEoBBIVCg1zdGFydGVkX2F0X21zGAggASgEEhYKDmZpbmlzaGVkX2F0X21zGAkgASgEEhsKDnF1ZXVlX3Bvc2l0aW9uGAogASgNSACIAQESIwoFZXJyb3IYCyABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsEiQKBnByb29mcxgMIAMoCzIULmN1emsudjEuUHJvb2ZPdXRwdXQSLwoKdGltaW5nc19tcxgNIAMoCzIbLmN1emsudjEuSm9iLlRpbWluZ3NNc0VudHJ5Eg4KBmRldmljZRgOIAEoCRowCg5UaW1pbmdzTXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAE6AjgBQhEKD19xdWV1ZV9wb3NpdGlvbiJNCgtQcm9vZk91dHB1dBImCgVwcm9vZhgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFgoOcHVibGljX3NpZ25hbHMYAiADKAkiZgoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg4KBmpvYl9pZBgDIAEoCRIoCgdkZXRhaWxzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIhCg9XYXRjaEpvYlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIqEBCghKb2JFdmVudBIOCgZqb2JfaWQYASABKAkSDQoFYXRfbXMYAiABKAQSIgoFc3RhdGUYAyABKA4yES5jdXprLnYxLkpvYlN0YXRlSAASJAoFcGhhc2UYBCABKAsyEy5jdXprLnYxLlBoYXNlRXZlbnRIABIjCgVlcnJvchgFIAEoCzIULmN1emsudjEuRXJyb3JEZXRhaWxCBwoFZXZlbnQiSQoKUGhhc2VFdmVudBINCgVwaGFzZRgBIAEoCRIRCglwYXJ0aXRpb24YAiABKA0SCgoCbXMYAyABKAESDQoFYnl0ZXMYBCABKAQiEgoQR2V0U3RhdHVzUmVxdWVzdCL2AwoRR2V0U3RhdHVzUmVzcG9uc2USDwoHYmFja2VuZBgBIAEoCRIRCgl1cHRpbWVfbXMYAiABKAQSIAoHZGV2aWNlcxgDIAMoCzIPLmN1emsudjEuRGV2aWNlEhoKBGtleXMYBCADKAsyDC5jdXprLnYxLktleRI2CgZxdWV1ZXMYBSADKAsyJi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlLlF1ZXVlc0VudHJ5Eg8KB3J1bm5pbmcYBiABKA0SHwoGYnVkZ2V0GAcgASgLMg8uY3V6ay52MS5CdWRnZXQSKAoLcGlubmVkX3Bvb2wYCCABKAsyEy5jdXprLnYxLlBpbm5lZFBvb2wSHwoGdG90YWxzGAkgASgLMg8uY3V6ay52MS5Ub3RhbHMSEAoIZHJhaW5pbmcYCiABKAgSDwoHdmVyc2lvbhgLIAEoCRI4Cgdqb3VybmFsGAwgAygLMicuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5Kb3VybmFsRW50cnkSDgoGcGF1c2VkGA0gASgIGi0KC1F1ZXVlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaLgoMSm91cm5hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEijAEKBkRldmljZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhQKDG1lbW9yeV90b3RhbBgDIAEoBBITCgttZW1vcnlfZnJlZRgEIAEoBBITCgtjdXJyZW50X2pvYhgFIAEoCRIYCgt1dGlsaXNhdGlvbhgGIAEoAUgAiAEBQg4KDF91dGlsaXNhdGlvbiJFCglCdWRnZXRVc2USCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAQSDAoEdXNlZBgDIAEoBBIPCgd3YWl0ZXJzGAQgASgNIm8KBkJ1ZGdldBIgCgRob3N0GAEgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USIgoGcGlubmVkGAIgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USHwoDZ3B1GAMgAygLMhIuY3V6ay52MS5CdWRnZXRVc2UihAEKClBpbm5lZFBvb2wSDwoHZW5hYmxlZBgBIAEoCBIPCgdidWZmZXJzGAIgASgNEg0KBWJ5dGVzGAMgASgEEg4KBmluX3VzZRgEIAEoDRITCgthbGxvY2F0aW9ucxgFIAEoBBIgChhhbGxvY2F0aW9uc19hZnRlcl93YXJtdXAYBiABKAQicgoGVG90YWxzEhEKCXN1Ym1pdHRlZBgBIAEoBBIRCgljb21wbGV0ZWQYAiABKAQSDgoGZmFpbGVkGAMgASgEEhEKCWNhbmNlbGxlZBgEIAEoBBIPCgdleHBpcmVkGAUgASgEEg4KBnByb29mcxgGIAEoBCITChFHZXRNZXRyaWNzUmVxdWVzdCIiChJHZXRNZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSJGCg5Mb2FkS2V5UmVxdWVzdBIOCgRwYXRoGAEgASgJSAASDgoEemtleRgCIAEoDEgAEgoKAmlkGAMgASgJQggKBnNvdXJjZSLFAQoDS2V5EgoKAmlkGAEgASgJEgwKBHBhdGgYAiABKAkSDQoFY3VydmUYAyABKAkSDgoGbl92YXJzGAQgASgNEhAKCG5fcHVibGljGAUgASgNEhMKC2RvbWFpbl9zaXplGAYgASgNEg0KBWJ5dGVzGAcgASgEEhEKCXJlc2lkZW5jeRgIIAEoCRINCgV1c2VycxgJIAEoDRIUCgxsb2FkZWRfYXRfbXMYCiABKAQSFwoPbGFzdF91c2VkX2F0X21zGAsgASgEIh0KD0V2aWN0S2V5UmVxdWVzdBIKCgJpZBgBIAEoCSISChBFdmljdEtleVJlc3BvbnNlIhEKD0xpc3RLZXlzUmVxdWVzdCIuChBMaXN0S2V5c1Jlc3BvbnNlEhoKBGtleXMYASADKAsyDC5jdXprLnYxLktleSp1CghQcmlvcml0eRIYChRQUklPUklUWV9VTlNQRUNJRklFRBAAEhUKEVBSSU9SSVRZX0NSSVRJQ0FMEAESEQoNUFJJT1JJVFlfSElHSBACEhMKD1BSSU9SSVRZX05PUk1BTBADEhAKDFBSSU9SSVRZX0xPVxAEKrEBCghKb2JTdGF0ZRIZChVKT0JfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBKT0JfU1RBVEVfUVVFVUVEEAESFQoRSk9CX1NUQVRFX1JVTk5JTkcQAhIXChNKT0JfU1RBVEVfQ09NUExFVEVEEAMSFAoQSk9CX1NUQVRFX0ZBSUxFRBAEEhcKE0pPQl9TVEFURV9DQU5DRUxMRUQQBRIVChFKT0JfU1RBVEVfRVhQSVJFRBAGMoYGCg5Qcm92aW5nU2VydmljZRI9CgtTdWJtaXRQcm9vZhIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI7CgpBd2FpdFByb29mEhouY3V6ay52MS5Bd2FpdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSMQoFUHJvdmUSFS5jdXprLnYxLlByb3ZlUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSPQoLQ2FuY2VsUHJvb2YSGy5jdXprLnYxLkNhbmNlbFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSQgoJR2V0U3RhdHVzEhkuY3V6ay52MS5HZXRTdGF0dXNSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJFCgpHZXRNZXRyaWNzEhouY3V6ay52MS5HZXRNZXRyaWNzUmVxdWVzdBobLmN1emsudjEuR2V0TWV0cmljc1Jlc3BvbnNlEjAKB0xvYWRLZXkSFy5jdXprLnYxLkxvYWRLZXlSZXF1ZXN0GgwuY3V6ay52MS5LZXkSPwoIRXZpY3RLZXkSGC5jdXprLnYxLkV2aWN0S2V5UmVxdWVzdBoZLmN1emsudjEuRXZpY3RLZXlSZXNwb25zZRI/CghMaXN0S2V5cxIYLmN1emsudjEuTGlzdEtleXNSZXF1ZXN0GhkuY3V6ay52MS5MaXN0S2V5c1Jlc3BvbnNlEjkKCFdhdGNoSm9iEhguY3V6ay52MS5XYXRjaEpvYlJlcXVlc3QaES5jdXprLnYxLkpvYkV2ZW50MAESRAoKUGF1c2VRdWV1ZRIaLmN1emsudjEuUGF1c2VRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkYKC1Jlc3VtZVF1ZXVlEhsuY3V6ay52MS5SZXN1bWVRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IuUBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCSI3CgxXaXRuZXNzQ2h1bmsSCwoDa2V5GAEgASgJEgwKBHNpemUYAiABKAQSDAoEZGF0YRgDIAEoDCJBCg1XaXRuZXNzVXBsb2FkEhIKCndpdG5lc3NfaWQYASABKAkSDAoEc2l6ZRgCIAEoBBIOCgZzaGEyNTYYAyABKAkiSwoRQXdhaXRQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJEhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyJgCgxQcm92ZVJlcXVlc3QSKAoDam9iGAEgASgLMhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QSFwoKdGltZW91dF9tcxgCIAEoDUgAiAEBQg0KC190aW1lb3V0X21zIiQKEkNhbmNlbFByb29mUmVxdWVzdBIOCgZqb2JfaWQYASABKAkiOwoISm9iUmVwbHkSGQoDam9iGAEgASgLMgwuY3V6ay52MS5Kb2ISFAoMZGVkdXBsaWNhdGVkGAIgASgIIsMDCgNKb2ISCgoCaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgNrZXkYAyABKAkSIwoIcHJpb3JpdHkYBCABKA4yES5jdXprLnYxLlByaW9yaXR5EiAKBXN0YXRlGAUgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZRISCgpwYXJ0aXRpb25zGAYgASgNEhcKD3N1Ym1pdHRlZF9hdF9tcxgHIAEoBBIVCg1zdGFydGVkX2F0X21zGAggASgEEhYKDmZpbmlzaGVkX2F0X21zGAkgASgEEhsKDnF1ZXVlX3Bvc2l0aW9uGAogASgNSACIAQESIwoFZXJyb3IYCyABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsEiQKBnByb29mcxgMIAMoCzIULmN1emsudjEuUHJvb2ZPdXRwdXQSLwoKdGltaW5nc19tcxgNIAMoCzIbLmN1emsudjEuSm9iLlRpbWluZ3NNc0VudHJ5Eg4KBmRldmljZRgOIAEoCRowCg5UaW1pbmdzTXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAE6AjgBQhEKD19xdWV1ZV9wb3NpdGlvbiJNCgtQcm9vZk91dHB1dBImCgVwcm9vZhgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFgoOcHVibGljX3NpZ25hbHMYAiADKAkiZgoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg4KBmpvYl9pZBgDIAEoCRIoCgdkZXRhaWxzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIhCg9XYXRjaEpvYlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIqEBCghKb2JFdmVudBIOCgZqb2JfaWQYASABKAkSDQoFYXRfbXMYAiABKAQSIgoFc3RhdGUYAyABKA4yES5jdXprLnYxLkpvYlN0YXRlSAASJAoFcGhhc2UYBCABKAsyEy5jdXprLnYxLlBoYXNlRXZlbnRIABIjCgVlcnJvchgFIAEoCzIULmN1emsudjEuRXJyb3JEZXRhaWxCBwoFZXZlbnQiSQoKUGhhc2VFdmVudBINCgVwaGFzZRgBIAEoCRIRCglwYXJ0aXRpb24YAiABKA0SCgoCbXMYAyABKAESDQoFYnl0ZXMYBCABKAQiEgoQR2V0U3RhdHVzUmVxdWVzdCL2AwoRR2V0U3RhdHVzUmVzcG9uc2USDwoHYmFja2VuZBgBIAEoCRIRCgl1cHRpbWVfbXMYAiABKAQSIAoHZGV2aWNlcxgDIAMoCzIPLmN1emsudjEuRGV2aWNlEhoKBGtleXMYBCADKAsyDC5jdXprLnYxLktleRI2CgZxdWV1ZXMYBSADKAsyJi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlLlF1ZXVlc0VudHJ5Eg8KB3J1bm5pbmcYBiABKA0SHwoGYnVkZ2V0GAcgASgLMg8uY3V6ay52MS5CdWRnZXQSKAoLcGlubmVkX3Bvb2wYCCABKAsyEy5jdXprLnYxLlBpbm5lZFBvb2wSHwoGdG90YWxzGAkgASgLMg8uY3V6ay52MS5Ub3RhbHMSEAoIZHJhaW5pbmcYCiABKAgSDwoHdmVyc2lvbhgLIAEoCRI4Cgdqb3VybmFsGAwgAygLMicuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5Kb3VybmFsRW50cnkSDgoGcGF1c2VkGA0gASgIGi0KC1F1ZXVlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaLgoMSm91cm5hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEijAEKBkRldmljZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhQKDG1lbW9yeV90b3RhbBgDIAEoBBITCgttZW1vcnlfZnJlZRgEIAEoBBITCgtjdXJyZW50X2pvYhgFIAEoCRIYCgt1dGlsaXNhdGlvbhgGIAEoAUgAiAEBQg4KDF91dGlsaXNhdGlvbiJFCglCdWRnZXRVc2USCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAQSDAoEdXNlZBgDIAEoBBIPCgd3YWl0ZXJzGAQgASgNIm8KBkJ1ZGdldBIgCgRob3N0GAEgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USIgoGcGlubmVkGAIgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USHwoDZ3B1GAMgAygLMhIuY3V6ay52MS5CdWRnZXRVc2UihAEKClBpbm5lZFBvb2wSDwoHZW5hYmxlZBgBIAEoCBIPCgdidWZmZXJzGAIgASgNEg0KBWJ5dGVzGAMgASgEEg4KBmluX3VzZRgEIAEoDRITCgthbGxvY2F0aW9ucxgFIAEoBBIgChhhbGxvY2F0aW9uc19hZnRlcl93YXJtdXAYBiABKAQicgoGVG90YWxzEhEKCXN1Ym1pdHRlZBgBIAEoBBIRCgljb21wbGV0ZWQYAiABKAQSDgoGZmFpbGVkGAMgASgEEhEKCWNhbmNlbGxlZBgEIAEoBBIPCgdleHBpcmVkGAUgASgEEg4KBnByb29mcxgGIAEoBCITChFHZXRNZXRyaWNzUmVxdWVzdCIiChJHZXRNZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSJGCg5Mb2FkS2V5UmVxdWVzdBIOCgRwYXRoGAEgASgJSAASDgoEemtleRgCIAEoDEgAEgoKAmlkGAMgASgJQggKBnNvdXJjZSLFAQoDS2V5EgoKAmlkGAEgASgJEgwKBHBhdGgYAiABKAkSDQoFY3VydmUYAyABKAkSDgoGbl92YXJzGAQgASgNEhAKCG5fcHVibGljGAUgASgNEhMKC2RvbWFpbl9zaXplGAYgASgNEg0KBWJ5dGVzGAcgASgEEhEKCXJlc2lkZW5jeRgIIAEoCRINCgV1c2VycxgJIAEoDRIUCgxsb2FkZWRfYXRfbXMYCiABKAQSFwoPbGFzdF91c2VkX2F0X21zGAsgASgEIh0KD0V2aWN0S2V5UmVxdWVzdBIKCgJpZBgBIAEoCSISChBFdmljdEtleVJlc3BvbnNlIhEKD0xpc3RLZXlzUmVxdWVzdCIuChBMaXN0S2V5c1Jlc3BvbnNlEhoKBGtleXMYASADKAsyDC5jdXprLnYxLktleSp1CghQcmlvcml0eRIYChRQUklPUklUWV9VTlNQRUNJRklFRBAAEhUKEVBSSU9SSVRZX0NSSVRJQ0FMEAESEQoNUFJJT1JJVFlfSElHSBACEhMKD1BSSU9SSVRZX05PUk1BTBADEhAKDFBSSU9SSVRZX0xPVxAEKrEBCghKb2JTdGF0ZRIZChVKT0JfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBKT0JfU1RBVEVfUVVFVUVEEAESFQoRSk9CX1NUQVRFX1JVTk5JTkcQAhIXChNKT0JfU1RBVEVfQ09NUExFVEVEEAMSFAoQSk9CX1NUQVRFX0ZBSUxFRBAEEhcKE0pPQl9TVEFURV9DQU5DRUxMRUQQBRIVChFKT0JfU1RBVEVfRVhQSVJFRBAGMsgGCg5Qcm92aW5nU2VydmljZRI9CgtTdWJtaXRQcm9vZhIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI7CgpBd2FpdFByb29mEhouY3V6ay52MS5Bd2FpdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSMQoFUHJvdmUSFS5jdXprLnYxLlByb3ZlUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSPQoLQ2FuY2VsUHJvb2YSGy5jdXprLnYxLkNhbmNlbFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSQgoJR2V0U3RhdHVzEhkuY3V6ay52MS5HZXRTdGF0dXNSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJFCgpHZXRNZXRyaWNzEhouY3V6ay52MS5HZXRNZXRyaWNzUmVxdWVzdBobLmN1emsudjEuR2V0TWV0cmljc1Jlc3BvbnNlEjAKB0xvYWRLZXkSFy5jdXprLnYxLkxvYWRLZXlSZXF1ZXN0GgwuY3V6ay52MS5LZXkSPwoIRXZpY3RLZXkSGC5jdXprLnYxLkV2aWN0S2V5UmVxdWVzdBoZLmN1emsudjEuRXZpY3RLZXlSZXNwb25zZRI/CghMaXN0S2V5cxIYLmN1emsudjEuTGlzdEtleXNSZXF1ZXN0GhkuY3V6ay52MS5MaXN0S2V5c1Jlc3BvbnNlEjkKCFdhdGNoSm9iEhguY3V6ay52MS5XYXRjaEpvYlJlcXVlc3QaES5jdXprLnYxLkpvYkV2ZW50MAESQAoNVXBsb2FkV2l0bmVzcxIVLmN1emsudjEuV2l0bmVzc0NodW5rGhYuY3V6ay52MS5XaXRuZXNzVXBsb2FkKAESRAoKUGF1c2VRdWV1ZRIaLmN1emsudjEuUGF1c2VRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkYKC1Jlc3VtZVF1ZXVlEhsuY3V6ay52MS5SZXN1bWVRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
  * @generated from message cuzk.v1.PauseQueueRequest
@@ -93,6 +93,21 @@ export type SubmitProofRequest = Message<"cuzk.v1.SubmitProofRequest"> & {
    * @generated from field: uint64 deadline_ms = 7;
    */
   deadlineMs: bigint;
+
+  /**
+   * Witnesses sent before with UploadWitness (their witness_id), one per partition.
+   *
+   * @generated from field: repeated string witness_ids = 8;
+   */
+  witnessIds: string[];
+
+  /**
+   * .wtns paths on the server (inside files.input_dirs), read by the daemon: for clients that share
+   * its disk. Exactly one of witnesses / witness_ids / witness_files / inputs.
+   *
+   * @generated from field: repeated string witness_files = 9;
+   */
+  witnessFiles: string[];
 };
 
 /**
@@ -101,6 +116,67 @@ export type SubmitProofRequest = Message<"cuzk.v1.SubmitProofRequest"> & {
  */
 export const SubmitProofRequestSchema: GenMessage<SubmitProofRequest> = /*@__PURE__*/
   messageDesc(file_cuzk_v1_cuzk, 2);
+
+/**
+ * @generated from message cuzk.v1.WitnessChunk
+ */
+export type WitnessChunk = Message<"cuzk.v1.WitnessChunk"> & {
+  /**
+   * First chunk only: the key the witness is for (an id from LoadKey, or a .zkey path on the
+   * server) and the .wtns file's total size in bytes.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: uint64 size = 2;
+   */
+  size: bigint;
+
+  /**
+   * The next bytes of the file.
+   *
+   * @generated from field: bytes data = 3;
+   */
+  data: Uint8Array;
+};
+
+/**
+ * Describes the message cuzk.v1.WitnessChunk.
+ * Use `create(WitnessChunkSchema)` to create a new message.
+ */
+export const WitnessChunkSchema: GenMessage<WitnessChunk> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 3);
+
+/**
+ * @generated from message cuzk.v1.WitnessUpload
+ */
+export type WitnessUpload = Message<"cuzk.v1.WitnessUpload"> & {
+  /**
+   * @generated from field: string witness_id = 1;
+   */
+  witnessId: string;
+
+  /**
+   * @generated from field: uint64 size = 2;
+   */
+  size: bigint;
+
+  /**
+   * Hex sha256 of the file, computed as it arrived.
+   *
+   * @generated from field: string sha256 = 3;
+   */
+  sha256: string;
+};
+
+/**
+ * Describes the message cuzk.v1.WitnessUpload.
+ * Use `create(WitnessUploadSchema)` to create a new message.
+ */
+export const WitnessUploadSchema: GenMessage<WitnessUpload> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 4);
 
 /**
  * @generated from message cuzk.v1.AwaitProofRequest
@@ -124,7 +200,7 @@ export type AwaitProofRequest = Message<"cuzk.v1.AwaitProofRequest"> & {
  * Use `create(AwaitProofRequestSchema)` to create a new message.
  */
 export const AwaitProofRequestSchema: GenMessage<AwaitProofRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 3);
+  messageDesc(file_cuzk_v1_cuzk, 5);
 
 /**
  * @generated from message cuzk.v1.ProveRequest
@@ -146,7 +222,7 @@ export type ProveRequest = Message<"cuzk.v1.ProveRequest"> & {
  * Use `create(ProveRequestSchema)` to create a new message.
  */
 export const ProveRequestSchema: GenMessage<ProveRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 4);
+  messageDesc(file_cuzk_v1_cuzk, 6);
 
 /**
  * @generated from message cuzk.v1.CancelProofRequest
@@ -163,7 +239,7 @@ export type CancelProofRequest = Message<"cuzk.v1.CancelProofRequest"> & {
  * Use `create(CancelProofRequestSchema)` to create a new message.
  */
 export const CancelProofRequestSchema: GenMessage<CancelProofRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 5);
+  messageDesc(file_cuzk_v1_cuzk, 7);
 
 /**
  * @generated from message cuzk.v1.JobReply
@@ -187,7 +263,7 @@ export type JobReply = Message<"cuzk.v1.JobReply"> & {
  * Use `create(JobReplySchema)` to create a new message.
  */
 export const JobReplySchema: GenMessage<JobReply> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 6);
+  messageDesc(file_cuzk_v1_cuzk, 8);
 
 /**
  * @generated from message cuzk.v1.Job
@@ -279,7 +355,7 @@ export type Job = Message<"cuzk.v1.Job"> & {
  * Use `create(JobSchema)` to create a new message.
  */
 export const JobSchema: GenMessage<Job> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 7);
+  messageDesc(file_cuzk_v1_cuzk, 9);
 
 /**
  * @generated from message cuzk.v1.ProofOutput
@@ -305,7 +381,7 @@ export type ProofOutput = Message<"cuzk.v1.ProofOutput"> & {
  * Use `create(ProofOutputSchema)` to create a new message.
  */
 export const ProofOutputSchema: GenMessage<ProofOutput> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 8);
+  messageDesc(file_cuzk_v1_cuzk, 10);
 
 /**
  * A failed job's reason, and the detail attached to every RPC error (code E_* from cuzk's table).
@@ -341,7 +417,7 @@ export type ErrorDetail = Message<"cuzk.v1.ErrorDetail"> & {
  * Use `create(ErrorDetailSchema)` to create a new message.
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 9);
+  messageDesc(file_cuzk_v1_cuzk, 11);
 
 /**
  * @generated from message cuzk.v1.WatchJobRequest
@@ -358,7 +434,7 @@ export type WatchJobRequest = Message<"cuzk.v1.WatchJobRequest"> & {
  * Use `create(WatchJobRequestSchema)` to create a new message.
  */
 export const WatchJobRequestSchema: GenMessage<WatchJobRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 10);
+  messageDesc(file_cuzk_v1_cuzk, 12);
 
 /**
  * @generated from message cuzk.v1.JobEvent
@@ -404,7 +480,7 @@ export type JobEvent = Message<"cuzk.v1.JobEvent"> & {
  * Use `create(JobEventSchema)` to create a new message.
  */
 export const JobEventSchema: GenMessage<JobEvent> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 11);
+  messageDesc(file_cuzk_v1_cuzk, 13);
 
 /**
  * @generated from message cuzk.v1.PhaseEvent
@@ -436,7 +512,7 @@ export type PhaseEvent = Message<"cuzk.v1.PhaseEvent"> & {
  * Use `create(PhaseEventSchema)` to create a new message.
  */
 export const PhaseEventSchema: GenMessage<PhaseEvent> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 12);
+  messageDesc(file_cuzk_v1_cuzk, 14);
 
 /**
  * @generated from message cuzk.v1.GetStatusRequest
@@ -449,7 +525,7 @@ export type GetStatusRequest = Message<"cuzk.v1.GetStatusRequest"> & {
  * Use `create(GetStatusRequestSchema)` to create a new message.
  */
 export const GetStatusRequestSchema: GenMessage<GetStatusRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 13);
+  messageDesc(file_cuzk_v1_cuzk, 15);
 
 /**
  * @generated from message cuzk.v1.GetStatusResponse
@@ -532,7 +608,7 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
  * Use `create(GetStatusResponseSchema)` to create a new message.
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 14);
+  messageDesc(file_cuzk_v1_cuzk, 16);
 
 /**
  * @generated from message cuzk.v1.Device
@@ -576,7 +652,7 @@ export type Device = Message<"cuzk.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 15);
+  messageDesc(file_cuzk_v1_cuzk, 17);
 
 /**
  * @generated from message cuzk.v1.BudgetUse
@@ -608,7 +684,7 @@ export type BudgetUse = Message<"cuzk.v1.BudgetUse"> & {
  * Use `create(BudgetUseSchema)` to create a new message.
  */
 export const BudgetUseSchema: GenMessage<BudgetUse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 16);
+  messageDesc(file_cuzk_v1_cuzk, 18);
 
 /**
  * @generated from message cuzk.v1.Budget
@@ -635,7 +711,7 @@ export type Budget = Message<"cuzk.v1.Budget"> & {
  * Use `create(BudgetSchema)` to create a new message.
  */
 export const BudgetSchema: GenMessage<Budget> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 17);
+  messageDesc(file_cuzk_v1_cuzk, 19);
 
 /**
  * @generated from message cuzk.v1.PinnedPool
@@ -677,7 +753,7 @@ export type PinnedPool = Message<"cuzk.v1.PinnedPool"> & {
  * Use `create(PinnedPoolSchema)` to create a new message.
  */
 export const PinnedPoolSchema: GenMessage<PinnedPool> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 18);
+  messageDesc(file_cuzk_v1_cuzk, 20);
 
 /**
  * @generated from message cuzk.v1.Totals
@@ -719,7 +795,7 @@ export type Totals = Message<"cuzk.v1.Totals"> & {
  * Use `create(TotalsSchema)` to create a new message.
  */
 export const TotalsSchema: GenMessage<Totals> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 19);
+  messageDesc(file_cuzk_v1_cuzk, 21);
 
 /**
  * @generated from message cuzk.v1.GetMetricsRequest
@@ -732,7 +808,7 @@ export type GetMetricsRequest = Message<"cuzk.v1.GetMetricsRequest"> & {
  * Use `create(GetMetricsRequestSchema)` to create a new message.
  */
 export const GetMetricsRequestSchema: GenMessage<GetMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 20);
+  messageDesc(file_cuzk_v1_cuzk, 22);
 
 /**
  * @generated from message cuzk.v1.GetMetricsResponse
@@ -749,7 +825,7 @@ export type GetMetricsResponse = Message<"cuzk.v1.GetMetricsResponse"> & {
  * Use `create(GetMetricsResponseSchema)` to create a new message.
  */
 export const GetMetricsResponseSchema: GenMessage<GetMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 21);
+  messageDesc(file_cuzk_v1_cuzk, 23);
 
 /**
  * @generated from message cuzk.v1.LoadKeyRequest
@@ -789,7 +865,7 @@ export type LoadKeyRequest = Message<"cuzk.v1.LoadKeyRequest"> & {
  * Use `create(LoadKeyRequestSchema)` to create a new message.
  */
 export const LoadKeyRequestSchema: GenMessage<LoadKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 22);
+  messageDesc(file_cuzk_v1_cuzk, 24);
 
 /**
  * @generated from message cuzk.v1.Key
@@ -858,7 +934,7 @@ export type Key = Message<"cuzk.v1.Key"> & {
  * Use `create(KeySchema)` to create a new message.
  */
 export const KeySchema: GenMessage<Key> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 23);
+  messageDesc(file_cuzk_v1_cuzk, 25);
 
 /**
  * @generated from message cuzk.v1.EvictKeyRequest
@@ -875,7 +951,7 @@ export type EvictKeyRequest = Message<"cuzk.v1.EvictKeyRequest"> & {
  * Use `create(EvictKeyRequestSchema)` to create a new message.
  */
 export const EvictKeyRequestSchema: GenMessage<EvictKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 24);
+  messageDesc(file_cuzk_v1_cuzk, 26);
 
 /**
  * @generated from message cuzk.v1.EvictKeyResponse
@@ -888,7 +964,7 @@ export type EvictKeyResponse = Message<"cuzk.v1.EvictKeyResponse"> & {
  * Use `create(EvictKeyResponseSchema)` to create a new message.
  */
 export const EvictKeyResponseSchema: GenMessage<EvictKeyResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 25);
+  messageDesc(file_cuzk_v1_cuzk, 27);
 
 /**
  * @generated from message cuzk.v1.ListKeysRequest
@@ -901,7 +977,7 @@ export type ListKeysRequest = Message<"cuzk.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 26);
+  messageDesc(file_cuzk_v1_cuzk, 28);
 
 /**
  * @generated from message cuzk.v1.ListKeysResponse
@@ -918,7 +994,7 @@ export type ListKeysResponse = Message<"cuzk.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 27);
+  messageDesc(file_cuzk_v1_cuzk, 29);
 
 /**
  * @generated from enum cuzk.v1.Priority
@@ -1103,6 +1179,21 @@ export const ProvingService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchJobRequestSchema;
     output: typeof JobEventSchema;
+  },
+  /**
+   * Streams one .wtns file to the daemon in chunks (a witness is never one giant message): written
+   * once, as it arrives, to a spool file (0600, fsynced before the reply) while its sha256 is
+   * computed. The first chunk names the key and the total size; the witness's header is checked
+   * against that key before the rest is read. SubmitProof then names it in witness_ids; an upload no
+   * job names is deleted after limits.upload_ttl_s. HTTP/1.1 clients: POST /v1/witnesses?key=K with
+   * the raw .wtns body does the same (README).
+   *
+   * @generated from rpc cuzk.v1.ProvingService.UploadWitness
+   */
+  uploadWitness: {
+    methodKind: "client_streaming";
+    input: typeof WitnessChunkSchema;
+    output: typeof WitnessUploadSchema;
   },
   /**
    * Holds the queue: jobs are still accepted, journaled and queued (cancels and deadlines apply),
