@@ -36,6 +36,10 @@ export interface ServeConfig {
   memoryGpu: number;
   keyIdleMs: number;
   tracePath: string;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConnections: number;
+  maxStreams: number;
 }
 
 export function defaultConfig(): ServeConfig {
@@ -110,6 +114,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be debug, info, warn, error or silent, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
+  if (cfg.maxStreams < 1) throw new InputError('E_INVALID_ARG', 'limits.max_streams_per_connection must be at least 1, got 0');
   return cfg;
 }
 
