@@ -40,11 +40,11 @@ export function answerEarly(req: Req, res: Res, err: ConnectError): void {
     // HTTP/2: one HEADERS frame (END_STREAM when there is no body), then a NO_ERROR reset tells
     // the client to stop sending the rest of its body without touching the connection
     const stream = res.stream;
+    const reset = () => setImmediate(() => stream.closed || stream.close(http2.constants.NGHTTP2_NO_ERROR));
     stream.respond({ ':status': status, ...nodeHeaders(h) }, { endStream: body === undefined });
-    if (body !== undefined) stream.end(body);
-    setImmediate(() => {
-      if (!stream.closed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
-    });
+    // nghttp2 sends a reset ahead of queued DATA: reset only once the body has gone out
+    if (body !== undefined) stream.end(body, reset);
+    else reset();
     return;
   }
   // HTTP/1.1 cannot stop one request's body: answer, half-close, and close after a delay
