@@ -2,8 +2,7 @@
 // token (the daemon refuses to start off loopback without one). Tokens compare in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import { InputError } from '../errors.js';
+import { CuzkError, InputError } from '../errors.js';
 
 export type ListenAddress = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
 
@@ -46,11 +45,7 @@ export function tokenMatches(header: string | null | undefined, token: string): 
   return m !== null && timingSafeEqual(digest(m[1]!.trim()), digest(token));
 }
 
-export function authInterceptor(token: string): Interceptor {
-  return (next) => async (req) => {
-    if (!tokenMatches(req.header.get('authorization'), token)) {
-      throw new ConnectError('E_UNAUTHORIZED: missing or wrong bearer token (send "authorization: Bearer <token>")', Code.Unauthenticated, { 'cuzk-error-code': 'E_UNAUTHORIZED' });
-    }
-    return next(req);
-  };
+/** The refusal for a request without the token (http.ts checks RPCs on their headers, before the body). */
+export function unauthorized(): CuzkError {
+  return new CuzkError('E_UNAUTHORIZED', 'missing or wrong bearer token (send "authorization: Bearer <token>")');
 }

@@ -43,6 +43,10 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'memoryGpu', toml: 'engine.memory_gpu_bytes', flag: 'memory-gpu-bytes', type: 'int', default: 0, doc: 'per-GPU memory budget (0 = 90% of each GPU)' },
   { name: 'keyIdleMs', toml: 'engine.key_idle_ms', flag: 'key-idle-ms', type: 'int', default: 0, doc: 'evict keys idle this long (0 = only under memory pressure)' },
   { name: 'tracePath', toml: 'engine.trace_path', flag: 'trace-path', type: 'string', default: '', doc: 'write a Perfetto trace of every span here on shutdown' },
+  { name: 'headersTimeoutMs', toml: 'limits.headers_timeout_ms', flag: 'headers-timeout-ms', type: 'int', default: 10_000, doc: 'a connection must send a request\'s headers within this, or it is closed (0 = no limit)' },
+  { name: 'idleTimeoutMs', toml: 'limits.idle_timeout_ms', flag: 'idle-timeout-ms', type: 'int', default: 60_000, doc: 'a connection with no request in flight is closed after this (0 = never)' },
+  { name: 'maxConnections', toml: 'limits.max_connections', flag: 'max-connections', type: 'int', default: 512, doc: 'open connections beyond this are closed at once (0 = no limit)' },
+  { name: 'maxStreams', toml: 'limits.max_streams_per_connection', flag: 'max-streams-per-connection', type: 'int', default: 100, doc: 'concurrent HTTP/2 streams (RPCs) one connection may open' },
 ];
 
 /** Flags of `cuzk serve` and the remote commands that take a value (for the argv parser). */

@@ -38,6 +38,10 @@ export interface ServeConfig {
   memoryGpu: number;
   keyIdleMs: number;
   tracePath: string;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConnections: number;
+  maxStreams: number;
 }
 
 export function defaultConfig(): ServeConfig {
@@ -114,6 +118,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
+  if (cfg.maxStreams < 1) throw new InputError('E_INVALID_ARG', 'limits.max_streams_per_connection must be at least 1, got 0');
   return cfg;
 }
 

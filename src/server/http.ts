@@ -1,22 +1,22 @@
 // One listener for every protocol: a TCP port (or unix socket) whose connections are sniffed, HTTP/2
 // (the client preface; gRPC and Connect over h2c) to an http2 server and anything else to an
-// HTTP/1.1 server (Connect JSON, gRPC-Web, curl, fetch). Both run the same handler: Connect-RPC's
-// node adapter for the ProvingService, and GET /metrics, /healthz, /readyz beside it.
+// HTTP/1.1 server (Connect JSON, gRPC-Web, curl, fetch), under front-door.ts's limits. Both run the
+// same handler: Connect-RPC's node adapter for the ProvingService (the token checked on the headers,
+// before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz beside it.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
-import net from 'node:net';
-import { Duplex } from 'node:stream';
+import type net from 'node:net';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
-import type { ConnectRouter } from '@connectrpc/connect';
+import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import { InputError } from '../errors.js';
 import { ProvingService } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
-import { authInterceptor, tokenMatches } from './auth.js';
+import { answerEarly } from './answer-early.js';
+import { tokenMatches, unauthorized } from './auth.js';
+import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
 import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
-import { STATUS_MAP } from './status-map.js';
-
-const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.js';
 
 export interface HttpHooks {
   ready: () => boolean;
@@ -25,6 +25,8 @@ export interface HttpHooks {
 type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
 type Req = Parameters<NodeHandlerFn>[0];
 type Res = Parameters<NodeHandlerFn>[1];
+
+const RPC_PREFIX = `/${ProvingService.typeName}/`;
 
 function sendJson(res: Res, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -39,7 +41,7 @@ function fallback(c: RouteContext, hooks: HttpHooks) {
     if (req.method === 'GET' && url === '/readyz') return hooks.ready() ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false });
     if (req.method === 'GET' && url === '/metrics') {
       if (!tokenMatches(req.headers.authorization, c.cfg.token)) {
-        return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: 'missing or wrong bearer token' } });
+        return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: unauthorized().message } });
       }
       c.metrics().then(
         (text) => {
@@ -54,25 +56,6 @@ function fallback(c: RouteContext, hooks: HttpHooks) {
   };
 }
 
-function replayStream(socket: net.Socket, first: Buffer): Duplex {
-  const d = new Duplex({
-    read: () => socket.resume(),
-    write: (chunk: Buffer, _enc, cb) => void socket.write(chunk, cb),
-    final: (cb) => socket.end(cb),
-    destroy: (err, cb) => {
-      socket.destroy(err ?? undefined);
-      cb(err);
-    },
-  });
-  d.push(first);
-  socket.on('data', (c: Buffer) => {
-    if (!d.push(c)) socket.pause();
-  });
-  socket.on('end', () => d.push(null));
-  socket.on('close', () => d.destroy());
-  return d;
-}
-
 /** With TLS, ALPN picks HTTP/2 or HTTP/1.1: one http2 secure server with allowHTTP1, no sniffing. */
 function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.Socket>): Listener {
   const read = (file: string, what: string) => {
@@ -84,9 +67,11 @@ function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.S
   };
   const ca = c.cfg.tlsClientCa ? read(c.cfg.tlsClientCa, 'tls.client_ca') : undefined;
   const server = http2.createSecureServer(
-    { cert: read(c.cfg.tlsCert, 'tls.cert'), key: read(c.cfg.tlsKey, 'tls.key'), allowHTTP1: true, maxSessionMemory: 1024, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined },
+    { ...h2Options(c.cfg), cert: read(c.cfg.tlsCert, 'tls.cert'), key: read(c.cfg.tlsKey, 'tls.key'), allowHTTP1: true, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined, handshakeTimeout: c.cfg.headersTimeoutMs || undefined },
     handler,
   );
+  limitServer(server, c.cfg);
+  server.on('session', (s: http2.ServerHttp2Session) => superviseSession(s, c.cfg));
   server.on('secureConnection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -107,40 +92,35 @@ export interface Listener {
 }
 
 export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
-  const handler = connectNodeAdapter({
+  const rpc = connectNodeAdapter({
     routes: (router: ConnectRouter) => router.service(ProvingService, provingService(c)),
-    interceptors: c.cfg.token ? [authInterceptor(c.cfg.token)] : [],
+    requestGate: (ctx: HandlerContext) => recodeProtocolErrors(ctx, c.cfg.maxMessageBytes),
+    // a misspelt field ("requestID") or enum value would otherwise be dropped without a word
+    jsonOptions: { ignoreUnknownFields: false },
     readMaxBytes: c.cfg.maxMessageBytes,
     writeMaxBytes: c.cfg.maxMessageBytes,
     fallback: fallback(c, hooks),
   });
   const sockets = new Set<net.Socket>();
+  const handler = (req: Req, res: Res) => {
+    // the one token check for RPCs, on the headers: a refused upload is never read
+    if (c.cfg.token && req.url?.startsWith(RPC_PREFIX) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
+    rpc(req, res);
+  };
   if (c.cfg.tlsCert) return tlsListener(c, handler, sockets);
-  const h1 = http.createServer({ requestTimeout: 0 }, handler);
-  const h2 = http2.createServer({ maxSessionMemory: 1024 }, handler);
-  const server = net.createServer((socket) => {
+  const h1 = http.createServer(h1Options(c.cfg), handler);
+  const h2 = http2.createServer(h2Options(c.cfg), handler);
+  h2.on('session', (s: http2.ServerHttp2Session) => superviseSession(s, c.cfg));
+  sniffConnections(h1, h2, c.cfg);
+  h1.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    socket.once('data', (chunk: Buffer) => {
-      socket.pause();
-      const isH2 = chunk.length >= H2_PREFACE.length ? chunk.subarray(0, H2_PREFACE.length).equals(H2_PREFACE) : H2_PREFACE.subarray(0, chunk.length).equals(chunk);
-      if (isH2) {
-        // http2 reads the socket's native handle, which would skip the bytes already read: hand it
-        // a stream that replays them (node wraps a handle-less stream itself)
-        h2.emit('connection', replayStream(socket, chunk));
-      } else {
-        socket.unshift(chunk);
-        h1.emit('connection', socket);
-      }
-      socket.resume();
-    });
-    socket.on('error', () => socket.destroy());
   });
   return {
-    server,
+    server: h1,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        h1.close(() => resolve());
         h1.closeAllConnections();
         for (const s of sockets) s.destroy();
       }),

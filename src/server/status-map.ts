@@ -2,9 +2,9 @@
 // status, and the HTTP status. Connect-RPC derives an RPC's HTTP status from its gRPC code, so the
 // http column is that derived status (a test checks they agree); plain routes (/metrics) use it as is.
 // Where the style table differs (E_FORMAT 422, E_CANCELLED 409) the gRPC code decides: 400 and 409.
-import { Code, ConnectError } from '@connectrpc/connect';
+import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
-import type { JsonObject } from '@bufbuild/protobuf';
+import type { DescMessage, JsonObject } from '@bufbuild/protobuf';
 import { CuzkError, type ErrorCode } from '../errors.js';
 import { ErrorDetailSchema } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 
@@ -37,4 +37,52 @@ export function toConnectError(err: unknown, jobId?: string): ConnectError {
   const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String((err as Error)?.message ?? err));
   const detail = create(ErrorDetailSchema, { code: e.code, message: e.message, jobId: jobId ?? '', details: jsonSafe(e.details) });
   return new ConnectError(`${e.code}: ${e.message}`, STATUS_MAP[e.code].grpc, { 'cuzk-error-code': e.code }, [{ desc: ErrorDetailSchema, value: detail }]);
+}
+
+/**
+ * Connect-RPC raises some errors itself, before any handler runs, with its own wording and codes:
+ * an undecodable binary message is INTERNAL ("parse binary: ..."), a message over the limit names
+ * its option readMaxBytes. Both are the client's input: E_INVALID_ARG, and the limit by cuzk's name.
+ * Connect aborts the call's context with the error just before it encodes it, so this listener
+ * (installed from the request gate) rewrites the error in place; api.test.ts and frontdoor.test.ts
+ * check the result on every protocol.
+ */
+export function recodeProtocolErrors(ctx: Pick<HandlerContext, 'signal' | 'method' | 'requestHeader'>, maxMessageBytes: number): void {
+  ctx.signal.addEventListener('abort', () => {
+    const err: unknown = ctx.signal.reason;
+    if (!(err instanceof ConnectError) || err.metadata.has('cuzk-error-code')) return;
+    let message: string | undefined;
+    if (err.code === Code.Internal && err.rawMessage.startsWith('parse binary: ')) {
+      message = `request is not a valid protobuf message (${err.rawMessage.slice('parse binary: '.length)})`;
+    } else if (err.code === Code.ResourceExhausted && /readMaxBytes/.test(err.rawMessage)) {
+      const size = /message size (\d+)/.exec(err.rawMessage)?.[1] ?? ctx.requestHeader.get('content-length');
+      message = `message too large: ${size ? `${size} bytes, ` : ''}more than limits.max_message_bytes ${maxMessageBytes} (send less, or raise the limit on the daemon)`;
+    } else if (err.code === Code.InvalidArgument && /^cannot decode /.test(err.rawMessage)) {
+      message = enumMessage(ctx.method.input, err.rawMessage) ?? err.rawMessage;
+    }
+    if (message === undefined) return;
+    const recoded = toConnectError(new CuzkError('E_INVALID_ARG', message));
+    const target = err as { -readonly [K in 'code' | 'rawMessage' | 'message' | 'details']: ConnectError[K] };
+    target.code = recoded.code;
+    target.rawMessage = recoded.rawMessage;
+    target.message = recoded.message;
+    target.details = recoded.details;
+    err.metadata.set('cuzk-error-code', 'E_INVALID_ARG');
+  });
+}
+
+/** protobuf-es names the enum type of a bad JSON enum value, not the field: find the field. */
+function enumMessage(input: DescMessage, raw: string): string | undefined {
+  const m = /^cannot decode enum ([\w.]+) from JSON: (.*)$/.exec(raw);
+  if (!m) return undefined;
+  const find = (desc: DescMessage, prefix: string, depth: number): { path: string; values: string[] } | undefined => {
+    for (const f of desc.fields) {
+      if (f.enum?.typeName === m[1]) return { path: prefix + f.jsonName, values: f.enum.values.map((v) => v.name) };
+      const sub = f.message && depth < 4 ? find(f.message, `${prefix}${f.jsonName}.`, depth + 1) : undefined;
+      if (sub) return sub;
+    }
+    return undefined;
+  };
+  const field = find(input, '', 0);
+  return field ? `${field.path}: ${m[2]} is not a ${m[1]} value (one of ${field.values.join(', ')})` : undefined;
 }

@@ -208,9 +208,12 @@ describe('cuzk serve: JSON over HTTP (fetch)', () => {
     assert.equal(notWtns.status, 400);
     assert.match(((await notWtns.json()) as { message: string }).message, /witnesses\[0\]: not a .wtns file/);
     const garbage = await fetch(`${d.url}/cuzk.v1.ProvingService/SubmitProof`, { method: 'POST', headers: { 'content-type': 'application/proto' }, body: new Uint8Array([0xff, 0xff, 0xff, 0x0f, 0x01]) });
-    // undecodable protobuf is INTERNAL in Connect and gRPC (the server could not deserialize it)
-    assert.equal(garbage.status, 500);
-    assert.match(((await garbage.json()) as { message: string }).message, /^parse binary: /);
+    // undecodable protobuf is the client's input: INVALID_ARGUMENT / 400, not Connect's INTERNAL
+    assert.equal(garbage.status, 400);
+    assert.equal(garbage.headers.get('cuzk-error-code'), 'E_INVALID_ARG');
+    const garbageBody = (await garbage.json()) as { code: string; message: string };
+    assert.equal(garbageBody.code, 'invalid_argument');
+    assert.match(garbageBody.message, /^E_INVALID_ARG: request is not a valid protobuf message \(/);
     const route = await fetch(`${d.url}/nope`);
     assert.equal(route.status, 404);
     assert.equal(((await route.json()) as { error: { code: string } }).error.code, 'E_NOT_FOUND');
