@@ -9,6 +9,7 @@ import type { JobEvent, JobInfo, JobRequest, KeyInfo } from '../engine/api.js';
 import { ProvingService, SubmitProofRequestSchema, type SubmitProofRequest } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { priorityToProto } from '../rpc/enums.js';
 import { errorFromRpc, eventFromProto, jobFromProto, keyFromProto, statusFromProto, type DaemonStatus } from './convert.js';
+import { INLINE_MAX_BYTES, UPLOAD_CHUNK_BYTES, uploadOverGrpc, uploadOverHttp, type HttpTarget } from './upload.js';
 
 export interface CuzkClientOptions {
   /** "host:port", "http://host:port", or "unix:/path/to.sock". Default "127.0.0.1:9820". */
@@ -19,6 +20,9 @@ export interface CuzkClientOptions {
   protocol?: 'grpc' | 'connect';
   /** Largest message sent or accepted, bytes (default 256 MiB, the daemon's default). */
   maxMessageBytes?: number;
+  /** Witnesses up to this many bytes go inline in SubmitProof; larger ones are streamed first
+   * (UploadWitness over gRPC, POST /v1/witnesses over Connect). Default 256 KiB. */
+  inlineWitnessBytes?: number;
   /** TLS (the address then defaults to https://): the CA that signed the daemon's certificate, and
    * for mTLS this client's certificate and key; PEM text or bytes. */
   tls?: { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
@@ -32,6 +36,10 @@ export type SubmitRequest = Omit<JobRequest, 'id'>;
 export class CuzkClient {
   readonly address: string;
   readonly #rpc: Client<typeof ProvingService>;
+  readonly #protocol: 'grpc' | 'connect';
+  readonly #inlineMax: number;
+  readonly #chunk: number;
+  readonly #http: HttpTarget;
 
   constructor(opts: CuzkClientOptions = {}) {
     this.address = opts.address ?? '127.0.0.1:9820';
@@ -46,6 +54,10 @@ export class CuzkClient {
     const baseUrl = unix ? `${scheme}://localhost` : /^https?:\/\//.test(this.address) ? this.address : `${scheme}://${this.address}`;
     const common = { baseUrl, interceptors: [auth], readMaxBytes: limit, writeMaxBytes: limit };
     const tls = opts.tls ? { ca: pem(opts.tls.ca), cert: pem(opts.tls.cert), key: pem(opts.tls.key) } : {};
+    this.#protocol = opts.protocol ?? 'grpc';
+    this.#inlineMax = opts.inlineWitnessBytes ?? INLINE_MAX_BYTES;
+    this.#chunk = Math.max(4096, Math.min(UPLOAD_CHUNK_BYTES, limit - 1024));
+    this.#http = { baseUrl, socketPath: unix, token, tls };
     let transport: Transport;
     if (opts.protocol === 'connect') {
       transport = createConnectTransport({ ...common, httpVersion: '1.1', useBinaryFormat: true, nodeOptions: unix ? { socketPath: unix, ...tls } : tls });
@@ -63,10 +75,19 @@ export class CuzkClient {
     }
   }
 
-  #request(req: SubmitRequest): SubmitProofRequest {
+  /** Large witnesses are uploaded first (streamed), small ones go inline. */
+  async #request(req: SubmitRequest): Promise<SubmitProofRequest> {
+    const ws = req.witnesses ?? [];
+    const upload = ws.some((w) => w.length > this.#inlineMax);
+    const witnessIds: string[] = [];
+    if (upload) {
+      for (const w of ws) witnessIds.push(this.#protocol === 'grpc' ? await uploadOverGrpc(this.#rpc, req.key, w, this.#chunk) : await uploadOverHttp(this.#http, req.key, w));
+    }
     return create(SubmitProofRequestSchema, {
       key: req.key,
-      witnesses: req.witnesses ?? [],
+      witnesses: upload ? [] : ws,
+      witnessIds,
+      witnessFiles: req.witnessFiles ?? [],
       inputs: (req.inputs ?? []) as SubmitProofRequest['inputs'],
       wasm: req.wasm ?? '',
       priority: priorityToProto(req.priority),
@@ -78,7 +99,7 @@ export class CuzkClient {
   /** Queues a job (journaled on the daemon before this resolves). Throws E_OVERLOADED when the queue is full. */
   submit(req: SubmitRequest): Promise<{ job: JobInfo; deduplicated: boolean }> {
     return this.#call(async () => {
-      const r = await this.#rpc.submitProof(this.#request(req));
+      const r = await this.#rpc.submitProof(await this.#request(req));
       return { job: jobFromProto(r.job!), deduplicated: r.deduplicated };
     });
   }
@@ -90,7 +111,7 @@ export class CuzkClient {
 
   /** submit + await in one call. */
   prove(req: SubmitRequest, timeoutMs?: number): Promise<JobInfo> {
-    return this.#call(async () => jobFromProto((await this.#rpc.prove({ job: this.#request(req), timeoutMs })).job!));
+    return this.#call(async () => jobFromProto((await this.#rpc.prove({ job: await this.#request(req), timeoutMs })).job!));
   }
 
   cancel(jobId: string): Promise<JobInfo> {

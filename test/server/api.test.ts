@@ -129,9 +129,11 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
     const bad = await sdk.prove({ key: file(bnMult, 'circuit.zkey'), witnesses: [bytes(bnMult, 'witness_bad.wtns')] });
     assert.equal(bad.state, 'failed');
     assert.equal(bad.error?.code, 'E_PROOF_INVALID');
-    const other = await sdk.prove({ key: file(bnMult, 'circuit.zkey'), witnesses: [bytes(bnBits, 'witness.wtns')] });
-    assert.equal(other.error?.code, 'E_FORMAT');
-    assert.match(other.error!.message, /witness has \d+ values but the key expects \d+/);
+    // a witness that cannot match the key is refused at submit, before it is stored or journaled
+    const journaled = (await sdk.status()).journal;
+    const other = await rejects(sdk.prove({ key: file(bnMult, 'circuit.zkey'), witnesses: [bytes(bnBits, 'witness.wtns')] }), 'E_FORMAT');
+    assert.match(other.message, /^witnesses\[0\]: witness has \d+ values but the key expects \d+/);
+    assert.deepEqual((await sdk.status()).journal, journaled, 'nothing journaled for the refused job');
     await rejects(sdk.submit({ key: file(bnMult, 'circuit.zkey'), witnesses: [new Uint8Array(64)] }), 'E_INVALID_ARG');
     await rejects(sdk.submit({ key: file(bnMult, 'circuit.zkey') }), 'E_INVALID_ARG');
     await rejects(sdk.submit({ key: '/nonexistent/k.zkey', witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_NOT_FOUND');

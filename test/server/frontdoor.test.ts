@@ -194,7 +194,8 @@ describe('cuzk serve: limits.max_message_bytes', () => {
     const big = new Uint8Array(500_000);
     big.set([0x77, 0x74, 0x6e, 0x73]);
     for (const protocol of ['grpc', 'connect'] as const) {
-      const e = (await caught(new CuzkClient({ address: d.address, protocol }).submit({ key: multKey, witnesses: [big] }))) as CuzkError;
+      // inline on purpose (the SDK would otherwise stream it with UploadWitness)
+      const e = (await caught(new CuzkClient({ address: d.address, protocol, inlineWitnessBytes: Infinity }).submit({ key: multKey, witnesses: [big] }))) as CuzkError;
       assert.ok(e instanceof CuzkError, `${protocol}: accepted`);
       assert.equal(e.code, 'E_INVALID_ARG', `${protocol}: ${e.message}`);
       assert.match(e.message, /message too large: (\d+ bytes, )?more than limits\.max_message_bytes 400000/, protocol);
