@@ -5,7 +5,8 @@ import { existsSync, lstatSync, rmSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import { checkExposure, parseListen } from './auth.js';
-import type { ServeConfig } from './config.js';
+import { uploadedKeysDir, type ServeConfig } from './config.js';
+import { checkConfined } from './file-access.js';
 import { createListener, type Listener } from './http.js';
 import { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
@@ -35,8 +36,9 @@ export class Daemon {
     const { cfg, engine, store, log } = this.deps;
     const addr = parseListen(cfg.listen);
     checkExposure(addr, cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa });
+    const reloadDirs = [...cfg.keyDirs, uploadedKeysDir(cfg)];
     for (const k of await store.keys()) {
-      await engine.loadKey(k.path, { id: k.id }).then(
+      await checkConfined(k.path, reloadDirs, 'key').then((f) => engine.loadKey(f.path, { id: k.id })).then(
         () => log.info({ keyId: k.id, path: k.path }, 'registered key reloaded'),
         (err: Error) => log.warn({ keyId: k.id, path: k.path, err: err.message }, 'registered key could not be reloaded: jobs naming it will fail'),
       );

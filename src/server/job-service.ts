@@ -9,7 +9,7 @@ import { requestDigest } from '../engine/scheduler.js';
 import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
 import type { Logger } from './logger.js';
-import { checkJobRequest } from './request-check.js';
+import { checkJobRequest, confineJobPaths } from './request-check.js';
 
 const terminal = (s: string) => (TERMINAL_STATES as readonly string[]).includes(s);
 
@@ -50,13 +50,14 @@ export class JobService {
       const prior = await this.store.byRequestId(req.requestId);
       if (prior) return this.#dedup(prior, fingerprint);
     }
+    const confined = await this.#confine(req);
     const id = randomUUID();
-    const stored: StoredJob = { id, requestId: req.requestId, fingerprint, key: req.key, priority: req.priority ?? 'normal', state: 'queued', partitions: (req.witnesses?.length ?? 0) + (req.inputs?.length ?? 0), submittedAt: Date.now(), deadlineMs: req.deadlineMs || undefined, request: { ...req, id } };
+    const stored: StoredJob = { id, requestId: req.requestId, fingerprint, key: confined.key, priority: req.priority ?? 'normal', state: 'queued', partitions: (req.witnesses?.length ?? 0) + (req.inputs?.length ?? 0), submittedAt: Date.now(), deadlineMs: req.deadlineMs || undefined, request: { ...confined, id } };
     const ins = await this.store.insert(stored);
     if (!ins.inserted) return this.#dedup(ins.existing, fingerprint);
     let job: JobInfo;
     try {
-      job = this.engine.submit({ ...req, id, deadlineMs: req.deadlineMs || undefined });
+      job = this.engine.submit({ ...confined, id, deadlineMs: req.deadlineMs || undefined });
     } catch (err) {
       await this.store.remove(id);
       throw err;
@@ -68,8 +69,12 @@ export class JobService {
     }
     this.#submittedAt.set(id, stored.submittedAt);
     this.#track(id);
-    this.log.info({ jobId: id, requestId: req.requestId, key: req.key, priority: job.priority, partitions: job.partitions }, 'job accepted');
+    this.log.info({ jobId: id, requestId: req.requestId, key: confined.key, priority: job.priority, partitions: job.partitions }, 'job accepted');
     return { job: this.#withSubmittedAt(job), deduplicated: false };
+  }
+
+  #confine(req: JobRequest): Promise<JobRequest> {
+    return confineJobPaths(req, this.cfg, (key) => this.engine.listKeys().some((k) => k.id === key));
   }
 
   async #dedup(prior: StoredJob, fingerprint: string): Promise<{ job: JobInfo; deduplicated: boolean }> {
@@ -175,7 +180,18 @@ export class JobService {
       if (s.deadlineMs && s.submittedAt + s.deadlineMs <= now) {
         await this.store.finish({ ...storedInfo(s), state: 'expired', finishedAt: now, error: { code: 'E_TIMEOUT', message: `deadline of ${s.deadlineMs} ms passed while the daemon was down` } });
         expired++;
-      } else this.#backlog.push(s);
+        continue;
+      }
+      try {
+        // the directories may have changed since it was accepted, and the files with them
+        if (s.request) s.request = await this.#confine(s.request);
+      } catch (err) {
+        const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
+        this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'journaled job could not be resubmitted');
+        await this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: now, error: { code: e.code, message: `after a restart: ${e.message}` } });
+        continue;
+      }
+      this.#backlog.push(s);
     }
     const before = this.#backlog.length;
     this.#pumpBacklog();

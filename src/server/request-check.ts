@@ -1,9 +1,11 @@
 // Validation of a job request before it reaches the journal or the engine (TGI: validate before the
-// queue): the shape, the sizes against the configured limits, and the witness headers. Errors are
-// E_INVALID_ARG naming the field and the limit; the engine checks the rest (key match, satisfiability).
+// queue): the shape, the sizes against the configured limits, the witness headers, and the paths it
+// names, confined to the configured directories. Errors are E_INVALID_ARG naming the field and the
+// limit (E_NOT_FOUND for a missing file); the engine checks the rest (key match, satisfiability).
 import { InputError } from '../errors.js';
 import { PRIORITIES, type JobRequest } from '../engine/api.js';
 import type { ServeConfig } from './config.js';
+import { checkConfined } from './file-access.js';
 
 const WTNS_MAGIC = [0x77, 0x74, 0x6e, 0x73]; // "wtns"
 
@@ -25,4 +27,19 @@ export function checkJobRequest(req: JobRequest, cfg: Pick<ServeConfig, 'maxJobB
   if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw new InputError('E_INVALID_ARG', `priority must be one of ${PRIORITIES.join(', ')}`);
   if (req.requestId !== undefined && (req.requestId.length === 0 || req.requestId.length > 256)) throw new InputError('E_INVALID_ARG', 'request_id must be 1..256 characters');
   if (req.deadlineMs !== undefined && (!Number.isSafeInteger(req.deadlineMs) || req.deadlineMs < 0)) throw new InputError('E_INVALID_ARG', 'deadline_ms must be a non-negative integer');
+}
+
+/** A key that is not a loaded key id is a path when it looks like one (the key cache's rule). */
+export const looksLikeKeyPath = (key: string): boolean => key.endsWith('.zkey') || key.includes('/');
+
+/**
+ * The request with its key (when a path, not a loaded key id) and wasm replaced by their real paths,
+ * each checked to be a regular file inside files.key_dirs / files.input_dirs; the engine then opens
+ * exactly what was checked. Call after checkJobRequest.
+ */
+export async function confineJobPaths(req: JobRequest, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<JobRequest> {
+  const out = { ...req };
+  if (!isKeyId(req.key) && looksLikeKeyPath(req.key)) out.key = (await checkConfined(req.key, cfg.keyDirs, 'key')).path;
+  if (req.wasm !== undefined && req.inputs?.length) out.wasm = (await checkConfined(req.wasm, cfg.inputDirs, 'wasm')).path;
+  return out;
 }

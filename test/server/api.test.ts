@@ -3,12 +3,14 @@
 // Every proof that comes back is checked with snarkjs's verifier.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError, type JobInfo } from '../../src/client/index.js';
-import { startDaemon, removeDataDir, type DaemonProcess } from '../helpers/daemon.js';
+import { slowDevKey, type DevKey } from '../helpers/dev-key.js';
+import { startDaemon, removeDataDir, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { plainGrpc } from '../helpers/grpc.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
-import { vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
+import { VECTORS_DIR, vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
 
 const sets = vectorSets();
 const bnMult = sets.find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -35,8 +37,10 @@ async function rejects(p: Promise<unknown>, code: string): Promise<CuzkError> {
 
 let d: DaemonProcess;
 let sdk: CuzkClient;
+let dev: DevKey;
 before(async () => {
-  d = await startDaemon();
+  dev = await slowDevKey(8192);
+  d = await startDaemon({ args: vectorDirArgs(path.dirname(dev.zkey)) });
   sdk = new CuzkClient({ address: d.address });
 });
 after(async () => {
@@ -99,15 +103,18 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
   });
 
   it('cancel: a queued job ends cancelled; a finished one comes back unchanged', async () => {
-    const key = file(bnBits, 'circuit.zkey');
-    const w = bytes(bnBits, 'witness.wtns');
-    const ahead = await Promise.all(Array.from({ length: 12 }, () => sdk.submit({ key, witnesses: [w] })));
-    const { job } = await sdk.submit({ key, witnesses: [w], priority: 'low' });
+    // four jobs of four ~0.5 s proofs ahead (more than the engine runs at once), so the last job is
+    // still queued when the cancel arrives a few ms later, however fast the machine submits
+    const w = new Uint8Array(readFileSync(dev.wtns));
+    const ahead = await Promise.all(Array.from({ length: 4 }, () => sdk.submit({ key: dev.zkey, witnesses: [w, w, w, w] })));
+    const { job } = await sdk.submit({ key: file(bnBits, 'circuit.zkey'), witnesses: [bytes(bnBits, 'witness.wtns')], priority: 'low' });
     const c = await sdk.cancel(job.id);
     assert.equal(c.state, 'cancelled');
     assert.equal((await sdk.await(job.id)).state, 'cancelled');
     const first = await sdk.await(ahead[0]!.job.id);
+    assert.equal(first.state, 'completed');
     assert.equal((await sdk.cancel(first.id)).state, 'completed');
+    for (const a of ahead.slice(1)) await sdk.cancel(a.job.id);
     await Promise.all(ahead.map((a) => sdk.await(a.job.id)));
   });
 
@@ -120,7 +127,8 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
     assert.match(other.error!.message, /witness has \d+ values but the key expects \d+/);
     await rejects(sdk.submit({ key: file(bnMult, 'circuit.zkey'), witnesses: [new Uint8Array(64)] }), 'E_INVALID_ARG');
     await rejects(sdk.submit({ key: file(bnMult, 'circuit.zkey') }), 'E_INVALID_ARG');
-    await rejects(sdk.submit({ key: '/nonexistent/k.zkey', witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_NOT_FOUND');
+    await rejects(sdk.submit({ key: path.join(VECTORS_DIR, 'nonexistent.zkey'), witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_NOT_FOUND');
+    await rejects(sdk.submit({ key: '/nonexistent/k.zkey', witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_INVALID_ARG'); // outside files.key_dirs
     await rejects(sdk.await('no-such-job'), 'E_NOT_FOUND');
     await rejects(sdk.cancel('no-such-job'), 'E_NOT_FOUND');
   });

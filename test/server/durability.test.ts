@@ -4,10 +4,11 @@
 // deadline, requeues it) and a second signal exits at once.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, type JobInfo } from '../../src/client/index.js';
 import { slowDevKey, type DevKey } from '../helpers/dev-key.js';
-import { makeDataDir, removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -15,6 +16,7 @@ const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'mu
 let dev: DevKey;
 let witness: Uint8Array;
 const dirs: string[] = [];
+const served = () => vectorDirArgs(path.dirname(dev.zkey));
 before(async () => {
   dev = await slowDevKey(8192);
   witness = new Uint8Array(readFileSync(dev.wtns));
@@ -56,7 +58,7 @@ async function submitDev(c: CuzkClient, n: number, prefix: string): Promise<JobI
 describe('cuzk serve: durability', () => {
   it('kill -9 mid-proof, restart: the jobs complete and verify; ids, request ids and old results survive', async () => {
     const dir = dataDir();
-    let d: DaemonProcess = await startDaemon({ dataDir: dir });
+    let d: DaemonProcess = await startDaemon({ dataDir: dir, args: served() });
     let c = new CuzkClient({ address: d.address });
     const early = await c.prove({ key: vectorFile(bnMult, 'circuit.zkey'), witnesses: [new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns')))] });
     assert.equal(early.state, 'completed');
@@ -65,7 +67,7 @@ describe('cuzk serve: durability', () => {
     const killedAt = Date.now();
     assert.equal(await d.stop('SIGKILL'), 'SIGKILL');
 
-    d = await startDaemon({ dataDir: dir });
+    d = await startDaemon({ dataDir: dir, args: served() });
     try {
       c = new CuzkClient({ address: d.address });
       const resubmitted = (id: string) => new RegExp(`"jobId":"${id}"[^\n]*"msg":"journaled job resubmitted"`).test(d.logs());
@@ -92,7 +94,7 @@ describe('cuzk serve: durability', () => {
 
   it('SIGTERM: the running proof finishes, queued jobs stay journaled and run after a restart', async () => {
     const dir = dataDir();
-    let d = await startDaemon({ dataDir: dir });
+    let d = await startDaemon({ dataDir: dir, args: served() });
     let c = new CuzkClient({ address: d.address });
     const jobs = await submitDev(c, 3, 'term');
     const running = await runningJob(c);
@@ -105,7 +107,7 @@ describe('cuzk serve: durability', () => {
     const answered = await waiting;
     assert.ok(answered.state === 'queued' || answered.state === 'completed', answered.state);
 
-    d = await startDaemon({ dataDir: dir });
+    d = await startDaemon({ dataDir: dir, args: served() });
     try {
       c = new CuzkClient({ address: d.address });
       const first = await c.await(running, 0);
@@ -118,7 +120,7 @@ describe('cuzk serve: durability', () => {
 
   it('past the drain deadline the running job is requeued; a second signal exits at once', async () => {
     const dir = dataDir();
-    let d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '50'] });
+    let d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '50', ...served()] });
     let c = new CuzkClient({ address: d.address });
     // six proofs in one job: still running at the 50 ms deadline even where one proof is quick (a
     // single proof can finish inside its last phase before the stop is seen, and is then kept)
@@ -127,7 +129,7 @@ describe('cuzk serve: durability', () => {
     assert.equal(await d.stop('SIGTERM'), 0, d.logs());
     assert.match(d.logs(), /stays queued in the journal/);
 
-    d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000'] });
+    d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000', ...served()] });
     c = new CuzkClient({ address: d.address });
     await assertDevProof(await c.await(job.id));
     const [next] = await submitDev(c, 1, 'twice');
@@ -139,7 +141,7 @@ describe('cuzk serve: durability', () => {
     assert.equal(await d.exited, 130);
     assert.ok(Date.now() - t0 < 5000, 'the second signal did not wait for the drain');
 
-    d = await startDaemon({ dataDir: dir });
+    d = await startDaemon({ dataDir: dir, args: served() });
     try {
       await assertDevProof(await new CuzkClient({ address: d.address }).await(next!.id));
     } finally {

@@ -3,10 +3,11 @@
 // healthy after each refusal.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
 import { slowDevKey, type DevKey } from '../helpers/dev-key.js';
-import { removeDataDir, runChild, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, runChild, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { plainGrpc } from '../helpers/grpc.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -19,7 +20,7 @@ let d: DaemonProcess;
 let dev: DevKey;
 before(async () => {
   dev = await slowDevKey(8192);
-  d = await startDaemon({ args: ['--token', TOKEN, '--max-queue', '2', '--max-message-bytes', '400000', '--max-key-bytes', '10000'] });
+  d = await startDaemon({ args: ['--token', TOKEN, '--max-queue', '2', '--max-message-bytes', '400000', '--max-key-bytes', '10000', ...vectorDirArgs(path.dirname(dev.zkey))] });
 });
 after(async () => {
   assert.equal(await d.stop(), 0, d.logs());
