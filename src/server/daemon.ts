@@ -52,7 +52,7 @@ export class Daemon {
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
     const ctx = { cfg, engine, jobs: this.jobs, store, log, version: this.deps.version, metrics: () => this.#metrics() };
-    this.#listener = createListener(ctx, { ready: () => this.#ready });
+    this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? store.writeProblem() : 'starting or stopping') });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => reject(new InputError('E_INVALID_ARG', `cannot listen on ${cfg.listen}: ${err.code === 'EADDRINUSE' ? 'the address is in use (another cuzk serve?)' : err.message}`, { cause: err })));
@@ -71,8 +71,12 @@ export class Daemon {
   async #purge(): Promise<void> {
     const before = Date.now() - this.deps.cfg.retentionS * 1000;
     this.jobs.prune(before);
-    const n = await this.deps.store.purge(before);
-    if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
+    try {
+      const n = await this.deps.store.purge(before);
+      if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
+    } catch (err) {
+      this.deps.log.error({ err: (err as Error).message }, 'purging old results failed: retried at the next interval');
+    }
   }
 
   async #metrics(): Promise<string> {

@@ -19,7 +19,8 @@ import { STATUS_MAP } from './status-map.js';
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 export interface HttpHooks {
-  ready: () => boolean;
+  /** Undefined when ready, else why not. */
+  notReady: () => Promise<string | undefined>;
 }
 
 type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
@@ -36,7 +37,13 @@ function fallback(c: RouteContext, hooks: HttpHooks) {
   return (req: Req, res: Res) => {
     const url = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && url === '/healthz') return sendJson(res, 200, { ok: true });
-    if (req.method === 'GET' && url === '/readyz') return hooks.ready() ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false });
+    if (req.method === 'GET' && url === '/readyz') {
+      hooks.notReady().then(
+        (reason) => (reason === undefined ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false, reason })),
+        (err: Error) => sendJson(res, 503, { ready: false, reason: err.message }),
+      );
+      return;
+    }
     if (req.method === 'GET' && url === '/metrics') {
       if (!tokenMatches(req.headers.authorization, c.cfg.token)) {
         return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: 'missing or wrong bearer token' } });

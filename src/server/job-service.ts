@@ -59,7 +59,7 @@ export class JobService {
     try {
       job = this.engine.submit({ ...confined, id, deadlineMs: req.deadlineMs || undefined });
     } catch (err) {
-      await this.store.remove(id);
+      await this.store.remove(id).catch((e: Error) => this.log.error({ jobId: id, err: e.message }, 'a refused job stays in the journal: it runs after a restart'));
       throw err;
     }
     if (job.id !== id) {
@@ -94,7 +94,11 @@ export class JobService {
       return;
     }
     this.#userCancelled.delete(info.id);
-    await this.store.finish(this.#withSubmittedAt(info));
+    try {
+      await this.store.finish(this.#withSubmittedAt(info));
+    } catch (err) {
+      this.log.error({ jobId: info.id, state: info.state, err: (err as Error).message }, 'journaling the result failed: the job runs again after a restart');
+    }
     const fields = { jobId: info.id, state: info.state, ms: (info.finishedAt ?? 0) - (info.startedAt ?? info.submittedAt), device: info.device, error: info.error };
     if (info.state === 'failed') this.log.warn(fields, 'job failed');
     else this.log.info(fields, `job ${info.state}`);
@@ -210,7 +214,8 @@ export class JobService {
         this.#backlog.shift();
         const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
         this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'journaled job could not be resubmitted');
-        void this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: `after a restart: ${e.message}` } });
+        this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: `after a restart: ${e.message}` } })
+          .catch((fe: Error) => this.log.error({ jobId: s.id, err: fe.message }, 'journaling the failure failed'));
         continue;
       }
       this.#backlog.shift();
