@@ -50,7 +50,7 @@ export class FormatError extends CuzkError {
     super('E_FORMAT', message, opts);
   }
 }
-/** Memory or queue exhausted (E_HOST_OOM, E_DEVICE_OOM, E_OVERLOADED), or the daemon not reachable (E_UNAVAILABLE); retryable. */
+/** Memory or queue exhausted (E_HOST_OOM, E_DEVICE_OOM, E_OVERLOADED), or the daemon not reachable or its journal not writable (E_UNAVAILABLE); retryable. */
 export class ResourceError extends CuzkError {}
 /** GPU missing, failing or lost (E_NO_DEVICE, E_CUDA, E_DEVICE_LOST). */
 export class DeviceError extends CuzkError {}

@@ -103,11 +103,6 @@ function memorySource(bytes: Uint8Array): ByteSource {
   };
 }
 
-function showMagic(b: Uint8Array): string {
-  const printable = b.every((c) => c >= 0x20 && c < 0x7f);
-  return printable ? JSON.stringify(String.fromCharCode(...b)) : `0x${Buffer.from(b).toString('hex')}`;
-}
-
 export class BinFile {
   private closed = false;
 
@@ -141,7 +136,8 @@ export class BinFile {
     source.read(0, head);
     const kind = spec.magic;
     if (head.length >= 4 && String.fromCharCode(...head.subarray(0, 4)) !== kind) {
-      throw new FormatError(`${name}: not a ${kind} file: expected magic "${kind}", got ${showMagic(head.subarray(0, 4))}`);
+      // the file's own bytes are never quoted: a daemon would hand a client the start of any file it could name
+      throw new FormatError(`${name}: not a ${kind} file (it does not start with "${kind}")`);
     }
     if (head.length < HEADER_BYTES) {
       throw new FormatError(`${name}: file is truncated: ${source.size} bytes, a ${kind} header needs ${HEADER_BYTES}`);

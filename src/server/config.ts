@@ -18,6 +18,8 @@ export interface ServeConfig {
   tlsKey: string;
   tlsClientCa: string;
   dataDir: string;
+  keyDirs: string[];
+  inputDirs: string[];
   logLevel: LogLevel;
   maxMessageBytes: number;
   maxJobBytes: number;
@@ -114,7 +116,10 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   }
   if (Boolean(cfg.tlsCert) !== Boolean(cfg.tlsKey)) throw new InputError('E_INVALID_ARG', 'tls.cert and tls.key go together: set both or neither');
   if (cfg.tlsClientCa && !cfg.tlsCert) throw new InputError('E_INVALID_ARG', 'tls.client_ca (mTLS) needs tls.cert and tls.key');
-  cfg.dataDir = cfg.dataDir.replace(/^~(?=$|\/)/, os.homedir());
+  const home = (p: string) => p.replace(/^~(?=$|\/)/, os.homedir());
+  cfg.dataDir = home(cfg.dataDir);
+  cfg.keyDirs = (cfg.keyDirs.length > 0 ? cfg.keyDirs : [path.join(cfg.dataDir, 'keys')]).map((d) => path.resolve(home(d)));
+  cfg.inputDirs = (cfg.inputDirs.length > 0 ? cfg.inputDirs : [path.join(cfg.dataDir, 'inputs')]).map((d) => path.resolve(home(d)));
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
@@ -124,6 +129,11 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
 
 export function journalPath(cfg: ServeConfig): string {
   return path.join(cfg.dataDir, 'journal.sqlite');
+}
+
+/** Where uploaded keys are stored (<data_dir>/keys/<sha256>.zkey), whatever key_dirs says. */
+export function uploadedKeysDir(cfg: Pick<ServeConfig, 'dataDir'>): string {
+  return path.join(cfg.dataDir, 'keys');
 }
 
 export function toEngineConfig(cfg: ServeConfig): EngineConfig {

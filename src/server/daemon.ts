@@ -7,7 +7,8 @@ import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './auth.js';
-import type { ServeConfig } from './config.js';
+import { uploadedKeysDir, type ServeConfig } from './config.js';
+import { checkConfined } from './file-access.js';
 import { createListener, type Listener } from './http.js';
 import { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
@@ -42,8 +43,9 @@ export class Daemon {
     const { cfg, engine, store, log } = this.deps;
     const addr = parseListen(cfg.listen);
     checkExposure(addr, cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa });
+    const reloadDirs = [...cfg.keyDirs, uploadedKeysDir(cfg)];
     for (const k of await store.keys()) {
-      await engine.loadKey(k.path, { id: k.id }).then(
+      await checkConfined(k.path, reloadDirs, 'key').then((f) => engine.loadKey(f.path, { id: k.id })).then(
         () => log.info({ keyId: k.id, path: k.path }, 'registered key reloaded'),
         (err: Error) => log.warn({ keyId: k.id, path: k.path, err: err.message }, 'registered key could not be reloaded: jobs naming it will fail'),
       );
@@ -59,7 +61,7 @@ export class Daemon {
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
     const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics() };
-    this.#listener = createListener(ctx, { ready: () => this.#ready });
+    this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? store.writeProblem() : 'starting or stopping') });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => reject(new InputError('E_INVALID_ARG', `cannot listen on ${cfg.listen}: ${err.code === 'EADDRINUSE' ? 'the address is in use (another cuzk serve?)' : err.message}`, { cause: err })));
@@ -78,8 +80,12 @@ export class Daemon {
   async #purge(): Promise<void> {
     const before = Date.now() - this.deps.cfg.retentionS * 1000;
     this.jobs.prune(before);
-    const n = await this.deps.store.purge(before);
-    if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
+    try {
+      const n = await this.deps.store.purge(before);
+      if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
+    } catch (err) {
+      this.deps.log.error({ err: (err as Error).message }, 'purging old results failed: retried at the next interval');
+    }
   }
 
   async #metrics(): Promise<string> {

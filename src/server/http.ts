@@ -20,7 +20,8 @@ import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.j
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
 
 export interface HttpHooks {
-  ready: () => boolean;
+  /** Undefined when ready, else why not. */
+  notReady: () => Promise<string | undefined>;
 }
 
 type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
@@ -39,7 +40,13 @@ function fallback(c: RouteContext, hooks: HttpHooks) {
   return (req: Req, res: Res) => {
     const url = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && url === '/healthz') return sendJson(res, 200, { ok: true });
-    if (req.method === 'GET' && url === '/readyz') return hooks.ready() ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false });
+    if (req.method === 'GET' && url === '/readyz') {
+      hooks.notReady().then(
+        (reason) => (reason === undefined ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false, reason })),
+        (err: Error) => sendJson(res, 503, { ready: false, reason: err.message }),
+      );
+      return;
+    }
     if (req.method === 'GET' && url === '/metrics') {
       if (!tokenMatches(req.headers.authorization, c.cfg.token)) {
         return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: unauthorized().message } });

@@ -11,7 +11,7 @@ import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type Pro
 import type { Logger } from '../log.js';
 import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
-import { checkJobRequest, type JobSubmission } from './request-check.js';
+import { checkJobRequest, confineJobPaths, type JobSubmission, type ValidJob } from './request-check.js';
 import type { SpooledWitness } from './spool.js';
 import { jobFingerprint, type WitnessIntake } from './witness-intake.js';
 
@@ -94,6 +94,19 @@ export class JobService {
     return req;
   }
 
+  #confine(job: ValidJob): Promise<ValidJob> {
+    return confineJobPaths(job, this.cfg, (key) => this.engine.listKeys().some((k) => k.id === key));
+  }
+
+  /** A journaled job's key and wasm, confined again (their real paths replace them). */
+  async #confineStored(s: StoredJob): Promise<void> {
+    const r = s.request;
+    const src = r?.inputs && r.wasm ? { kind: 'inputs' as const, inputs: r.inputs, wasm: r.wasm } : { kind: 'files' as const, paths: [] };
+    const v = await this.#confine({ key: s.key, source: src, partitions: s.partitions, priority: s.priority });
+    s.key = v.key;
+    if (r && v.source.kind === 'inputs') r.wasm = v.source.wasm;
+  }
+
   async #dedup(prior: StoredJob, fingerprint: string): Promise<{ job: JobInfo; deduplicated: boolean }> {
     if (prior.fingerprint !== fingerprint) throw new InputError('E_INVALID_ARG', `request_id ${prior.requestId} was already used for job ${prior.id} with other content`);
     return { job: await this.get(prior.id), deduplicated: true };
@@ -111,7 +124,12 @@ export class JobService {
       return;
     }
     this.#userCancelled.delete(info.id);
-    await this.store.finish(this.#withMeta(info));
+    try {
+      await this.store.finish(this.#withMeta(info));
+    } catch (err) {
+      this.log.error({ jobId: info.id, state: info.state, err: (err as Error).message }, 'journaling the result failed: the job runs again after a restart');
+      return; // its spool files stay for that run
+    }
     await this.intake.spool.release(this.#meta.get(info.id)?.files);
     const fields = { jobId: info.id, state: info.state, ms: (info.finishedAt ?? 0) - (info.startedAt ?? info.submittedAt), device: info.device, error: info.error };
     if (info.state === 'failed') this.log.warn(fields, 'job failed');
@@ -212,7 +230,19 @@ export class JobService {
         await this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: now, error: { code: 'E_NOT_FOUND', message } });
         await this.intake.spool.release(files);
         lost++;
-      } else this.#backlog.push(s);
+      } else {
+        try {
+          // the directories may have changed since it was accepted, and the files with them
+          await this.#confineStored(s);
+        } catch (err) {
+          const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
+          this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'journaled job could not be resubmitted');
+          await this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: now, error: { code: e.code, message: `after a restart: ${e.message}` } });
+          await this.intake.spool.release(files);
+          continue;
+        }
+        this.#backlog.push(s);
+      }
     }
     const before = this.#backlog.length;
     this.#pumpBacklog();
@@ -229,8 +259,9 @@ export class JobService {
         this.#backlog.shift();
         const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
         this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'journaled job could not be resubmitted');
-        void this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: `after a restart: ${e.message}` } });
-        void this.intake.spool.release(s.request?.witnessFiles);
+        this.store.finish({ ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: `after a restart: ${e.message}` } })
+          .then(() => this.intake.spool.release(s.request?.witnessFiles))
+          .catch((fe: Error) => this.log.error({ jobId: s.id, err: fe.message }, 'journaling the failure failed'));
         continue;
       }
       this.#backlog.shift();

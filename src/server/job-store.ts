@@ -52,5 +52,7 @@ export interface JobStore {
   putKey(id: string, path: string): Promise<void>;
   deleteKey(id: string): Promise<void>;
   keys(): Promise<{ id: string; path: string }[]>;
+  /** Undefined when the store can be written now (it may try a small write), else why not (/readyz). */
+  writeProblem(): Promise<string | undefined>;
   close(): Promise<void>;
 }

@@ -1,11 +1,13 @@
 // Validation of a job request before it reaches the journal or the engine (TGI: validate before the
 // queue), once, into the one type the rest of the daemon uses (ValidJob): the shape, the sizes
-// against the configured limits, and normalised fields (deadline 0 = none, priority defaulted).
-// Errors are E_INVALID_ARG naming the field and the limit. Witness contents are checked as they are
-// stored (witness-intake.ts: header against the key); the engine checks the values.
+// against the configured limits, normalised fields (deadline 0 = none, priority defaulted), and the
+// paths it names, confined to the configured directories. Errors are E_INVALID_ARG naming the field
+// and the limit (E_NOT_FOUND for a missing file). Witness contents are checked as they are stored
+// (witness-intake.ts: header against the key); the engine checks the values.
 import { InputError } from '../errors.js';
 import { PRIORITIES, type JobRequest, type Priority } from '../engine/api.js';
 import type { ServeConfig } from './config.js';
+import { checkConfined } from './file-access.js';
 
 /** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
 export type JobSubmission = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
@@ -69,4 +71,19 @@ export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJ
   if (req.requestId !== undefined) job.requestId = req.requestId;
   if (req.deadlineMs) job.deadlineMs = req.deadlineMs;
   return job;
+}
+
+/** A key that is not a loaded key id is a path when it looks like one (the key cache's rule). */
+export const looksLikeKeyPath = (key: string): boolean => key.endsWith('.zkey') || key.includes('/');
+
+/**
+ * The job with its key (when a path, not a loaded key id) and wasm replaced by their real paths,
+ * each checked to be a regular file inside files.key_dirs / files.input_dirs; the engine then opens
+ * exactly what was checked. Witness files are confined where they are opened (witness-intake.ts).
+ */
+export async function confineJobPaths(job: ValidJob, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<ValidJob> {
+  const out = { ...job };
+  if (!isKeyId(job.key) && looksLikeKeyPath(job.key)) out.key = (await checkConfined(job.key, cfg.keyDirs, 'key')).path;
+  if (job.source.kind === 'inputs') out.source = { ...job.source, wasm: (await checkConfined(job.source.wasm, cfg.inputDirs, 'wasm')).path };
+  return out;
 }

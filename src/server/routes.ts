@@ -1,18 +1,20 @@
 // The ProvingService handlers: proto in, engine/JobService calls, proto out. Every error leaves as
 // a ConnectError built by status-map.ts, so the gRPC status, the HTTP status and the E_ code agree.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { InputError } from '../errors.js';
+import { InputError, ResourceError } from '../errors.js';
 import type { KeyInfo, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import {
   EvictKeyResponseSchema, GetMetricsResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
-import type { ServeConfig } from './config.js';
+import { uploadedKeysDir, type ServeConfig } from './config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
+import { checkConfined } from './file-access.js';
 import type { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
 import { toConnectError } from './status-map.js';
@@ -45,7 +47,9 @@ function requireId(id: string, what: string): string {
 
 async function loadKey(c: RouteContext, source: { case: 'path'; value: string } | { case: 'zkey'; value: Uint8Array } | { case: undefined; value?: undefined }, id: string): Promise<KeyInfo> {
   if (source.case === 'path') {
-    const info = await c.engine.loadKey(source.value, id ? { id } : {});
+    const real = (await checkConfined(source.value, c.cfg.keyDirs, 'key')).path;
+    // the id defaults to the path as the client wrote it (absolute); the engine opens the real path
+    const info = await c.engine.loadKey(real, { id: id || path.resolve(source.value) });
     await c.store.putKey(info.id, info.path);
     return info;
   }
@@ -53,19 +57,25 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
   const bytes = source.value;
   if (bytes.length > c.cfg.maxKeyBytes) throw new InputError('E_INVALID_ARG', `uploaded key is ${bytes.length} bytes, more than max_key_bytes ${c.cfg.maxKeyBytes}`);
   const hex = createHash('sha256').update(bytes).digest('hex');
-  const dir = path.join(c.cfg.dataDir, 'keys');
+  const dir = uploadedKeysDir(c.cfg);
   const file = path.join(dir, `${hex}.zkey`);
   const fresh = !existsSync(file);
   if (fresh) {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(file, bytes);
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(file, bytes, { mode: 0o600 });
+    } catch (cause) {
+      await rm(file, { force: true });
+      const code = (cause as NodeJS.ErrnoException).code;
+      throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { retryable: true, cause });
+    }
   }
   try {
     const info = await c.engine.loadKey(file, { id: id || `sha256:${hex}` });
     await c.store.putKey(info.id, file);
     return info;
   } catch (err) {
-    if (fresh) rmSync(file, { force: true });
+    if (fresh) await rm(file, { force: true });
     throw err;
   }
 }

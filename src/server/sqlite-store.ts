@@ -1,14 +1,15 @@
 // The embedded JobStore: one SQLite file (better-sqlite3, WAL, synchronous=FULL so an acknowledged
-// job survives a power cut, not only a crash). A job's witnesses are spool files (spool.ts): a row
-// keeps their paths, sizes and hashes as JSON, never the bytes; inputs are kept until the job ends,
-// and secure_delete zeroes what is freed. Results are the terminal JobInfo as JSON. Calls are
-// synchronous underneath (rows are small), wrapped in promises.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+// job survives a power cut, not only a crash), opened and locked by journal-open.ts. A job's
+// witnesses are spool files (spool.ts): a row keeps their paths, sizes and hashes as JSON, never the
+// bytes; inputs are kept until the job ends, and secure_delete zeroes what is freed. Results are the
+// terminal JobInfo as JSON. Calls are synchronous underneath (rows are small), wrapped in promises; a
+// fault of the file (disk full, read-only, corrupt) fails the call with E_UNAVAILABLE naming the
+// journal, and the store is not ready until a write succeeds again.
 import Database from 'better-sqlite3';
 import { CuzkError } from '../errors.js';
 import type { JobInfo, JobState, Priority } from '../engine/api.js';
 import type { InsertResult, JobStore, StoredJob, StoredRequest } from './job-store.js';
+import { journalFault, openJournal, probeWrite } from './journal-open.js';
 import type { SpooledWitness } from './spool.js';
 
 const SCHEMA = `
@@ -91,37 +92,33 @@ function fromRow(r: Row): StoredJob {
 }
 
 export class SqliteJobStore implements JobStore {
+  readonly #file: string;
   readonly #db: Database.Database;
   readonly #stmts;
+  /** The last fault of the file, until a write succeeds again (readiness). */
+  #fault: CuzkError | undefined;
 
   constructor(file: string) {
-    try {
-      if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-      this.#db = new Database(file);
-    } catch (cause) {
-      throw new CuzkError('E_INVALID_ARG', `journal ${file}: cannot open (${(cause as Error).message})`, { cause });
-    }
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = FULL');
-    this.#db.pragma('busy_timeout = 5000');
+    this.#file = file;
+    this.#db = openJournal(file, SCHEMA);
     this.#db.pragma('secure_delete = ON');
-    this.#db.exec(SCHEMA);
     const cols = (this.#db.pragma('table_info(jobs)') as { name: string }[]).map((c) => c.name);
     if (!cols.includes('witness_files')) this.#db.exec('ALTER TABLE jobs ADD COLUMN witness_files TEXT');
     const db = this.#db;
+    const prepare = (sql: string) => this.#guarded(db.prepare(sql));
     this.#stmts = {
-      insert: db.prepare(`INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files)
+      insert: prepare(`INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files)
         VALUES (@id, @request_id, @fingerprint, @key, @priority, @state, @partitions, @submitted_at, @deadline_ms, @wasm, @inputs, @witness_files)`),
-      remove: db.prepare('DELETE FROM jobs WHERE id = ?'),
-      get: db.prepare('SELECT * FROM jobs WHERE id = ?'),
-      byRequestId: db.prepare('SELECT * FROM jobs WHERE request_id = ?'),
-      finish: db.prepare('UPDATE jobs SET state = ?, finished_at = ?, result = ?, witnesses = NULL, inputs = NULL, witness_files = NULL WHERE id = ?'),
-      unfinished: db.prepare("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, rowid"),
-      purge: db.prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
-      counts: db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state'),
-      putKey: db.prepare('INSERT OR REPLACE INTO keys (id, path, added_at) VALUES (?, ?, ?)'),
-      deleteKey: db.prepare('DELETE FROM keys WHERE id = ?'),
-      keys: db.prepare('SELECT id, path FROM keys ORDER BY added_at'),
+      remove: prepare('DELETE FROM jobs WHERE id = ?'),
+      get: prepare('SELECT * FROM jobs WHERE id = ?'),
+      byRequestId: prepare('SELECT * FROM jobs WHERE request_id = ?'),
+      finish: prepare('UPDATE jobs SET state = ?, finished_at = ?, result = ?, witnesses = NULL, inputs = NULL, witness_files = NULL WHERE id = ?'),
+      unfinished: prepare("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, rowid"),
+      purge: prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
+      counts: prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state'),
+      putKey: prepare('INSERT OR REPLACE INTO keys (id, path, added_at) VALUES (?, ?, ?)'),
+      deleteKey: prepare('DELETE FROM keys WHERE id = ?'),
+      keys: prepare('SELECT id, path FROM keys ORDER BY added_at'),
     };
   }
 
@@ -196,7 +193,39 @@ export class SqliteJobStore implements JobStore {
     return this.#stmts.keys.all() as { id: string; path: string }[];
   }
 
+  async writeProblem(): Promise<string | undefined> {
+    try {
+      this.#guard(true, () => probeWrite(this.#db));
+    } catch {
+      // the fault is kept in #fault
+    }
+    return this.#fault?.message;
+  }
+
   async close(): Promise<void> {
     this.#db.close();
+  }
+
+  /** A statement whose file faults become E_UNAVAILABLE errors (others, e.g. constraints, pass as they are). */
+  #guarded(stmt: Database.Statement) {
+    return {
+      run: (...args: unknown[]) => this.#guard(true, () => stmt.run(...args)),
+      get: (...args: unknown[]) => this.#guard(false, () => stmt.get(...args)),
+      all: (...args: unknown[]) => this.#guard(false, () => stmt.all(...args)),
+    };
+  }
+
+  #guard<T>(write: boolean, fn: () => T): T {
+    let out: T;
+    try {
+      out = fn();
+    } catch (err) {
+      const fault = journalFault(this.#file, err, false);
+      if (!fault) throw err;
+      this.#fault = fault;
+      throw fault;
+    }
+    if (write) this.#fault = undefined;
+    return out;
   }
 }

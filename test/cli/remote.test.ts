@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/capture.js';
-import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -15,7 +15,7 @@ const f = (n: string) => vectorFile(set, n);
 let d: DaemonProcess;
 let dir: string;
 before(async () => {
-  d = await startDaemon();
+  d = await startDaemon({ args: vectorDirArgs() });
   dir = mkdtempSync(path.join(tmpdir(), 'cuzk-remote-'));
 });
 after(async () => {
@@ -98,7 +98,7 @@ describe('cuzk CLI against a daemon', () => {
 
   it('a daemon on a unix socket', async () => {
     const sock = path.join(dir, 'cuzk.sock');
-    const u = await startDaemon({ args: ['--listen', `unix:${sock}`] });
+    const u = await startDaemon({ args: ['--listen', `unix:${sock}`, ...vectorDirArgs()] });
     try {
       assert.equal(u.address, `unix:${sock}`);
       for (const protocol of ['grpc', 'connect']) {

@@ -86,11 +86,22 @@ describe('binfile', () => {
 
   it('rejects a wrong magic and an unsupported version, naming the file', () => {
     const image = encodeBinFile('test', 1, SECTIONS);
-    throwsCode(() => BinFile.open(write('m.bin', image), { magic: 'zkey', versions: [1] }), 'E_FORMAT', 'm.bin', 'expected magic "zkey", got "test"');
+    throwsCode(() => BinFile.open(write('m.bin', image), { magic: 'zkey', versions: [1] }), 'E_FORMAT', 'm.bin', 'not a zkey file (it does not start with "zkey")');
     const binary = image.slice();
     binary.set([0, 1, 2, 0xff], 0);
-    throwsCode(() => BinFile.open(write('m2.bin', binary), SPEC), 'E_FORMAT', 'm2.bin', 'got 0x000102ff');
+    throwsCode(() => BinFile.open(write('m2.bin', binary), SPEC), 'E_FORMAT', 'm2.bin', 'not a test file');
     throwsCode(() => BinFile.open(write('v.bin', encodeBinFile('test', 3, SECTIONS)), SPEC), 'E_FORMAT', 'v.bin', 'version 3', 'expected 1 or 2');
+  });
+
+  it('never quotes the bytes of a file it refuses (a daemon would leak them to clients)', () => {
+    const secret = new TextEncoder().encode('root:$6$hash:19000:0:99999:7:::\n');
+    for (const [name, bytes] of [['s1.bin', secret], ['s2.bin', new Uint8Array([0, 1, 2, 0xff, 9, 9, 9, 9, 9, 9, 9, 9])]] as const) {
+      assert.throws(() => BinFile.open(write(name, bytes), SPEC), (err: unknown) => {
+        assert.ok(err instanceof CuzkError && err.code === 'E_FORMAT', String(err));
+        for (const leak of ['root', '"root"', '0x000102ff', '000102', 'hash']) assert.ok(!err.message.replace(tmp(), '').includes(leak), `${JSON.stringify(err.message)} quotes ${leak}`);
+        return true;
+      });
+    }
   });
 
   it('rejects the file truncated at every byte', () => {

@@ -81,7 +81,7 @@ describe('wtns', () => {
   });
 
   it('rejects wrong magic and version', () => {
-    throwsCode(() => WtnsFile.open(file('a.wtns', encodeBinFile('zkey', 1, []))), 'E_FORMAT', 'a.wtns', 'expected magic "wtns", got "zkey"');
+    throwsCode(() => WtnsFile.open(file('a.wtns', encodeBinFile('zkey', 1, []))), 'E_FORMAT', 'a.wtns', 'not a wtns file (it does not start with "wtns")');
     throwsCode(() => WtnsFile.open(file('b.wtns', encodeBinFile('wtns', 1, []))), 'E_FORMAT', 'b.wtns', 'wtns version 1', 'expected 2');
   });
 

@@ -128,7 +128,7 @@ describe('zkey', () => {
 
   it('rejects another file type, version and protocol', () => {
     const image = encodeZkey(sampleZkey('bn128'));
-    throwsCode(() => ZkeyFile.open(file('w.zkey', encodeWtns(BN128.r, [1n]))), 'E_FORMAT', 'w.zkey', 'expected magic "zkey", got "wtns"');
+    throwsCode(() => ZkeyFile.open(file('w.zkey', encodeWtns(BN128.r, [1n]))), 'E_FORMAT', 'w.zkey', 'not a zkey file (it does not start with "zkey")');
     const v2 = image.slice();
     new DataView(v2.buffer).setUint32(4, 2, true);
     throwsCode(() => ZkeyFile.open(file('v.zkey', v2)), 'E_FORMAT', 'v.zkey', 'zkey version 2', 'expected 1');

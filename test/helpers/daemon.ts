@@ -7,6 +7,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { VECTORS_DIR } from './vectors.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHILD = path.join(root, 'test', 'helpers', 'cuzk-child.ts');
@@ -22,6 +23,12 @@ export interface DaemonProcess {
   /** Sends `signal` and resolves with the exit code (or the signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
   exited: Promise<number | string>;
+}
+
+/** Flags that let a daemon open the committed vectors by path (files.key_dirs and files.input_dirs),
+ * plus `keyDirs` (e.g. a dev key's directory). */
+export function vectorDirArgs(...keyDirs: string[]): string[] {
+  return ['--key-dirs', [VECTORS_DIR, ...keyDirs].join(','), '--input-dirs', VECTORS_DIR];
 }
 
 export function makeDataDir(): string {

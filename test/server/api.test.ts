@@ -3,12 +3,13 @@
 // Every proof that comes back is checked with snarkjs's verifier.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError, type JobInfo } from '../../src/client/index.js';
-import { startDaemon, removeDataDir, type DaemonProcess } from '../helpers/daemon.js';
+import { startDaemon, removeDataDir, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { plainGrpc } from '../helpers/grpc.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
-import { vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
+import { VECTORS_DIR, vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
 
 const sets = vectorSets();
 const bnMult = sets.find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -36,7 +37,7 @@ async function rejects(p: Promise<unknown>, code: string): Promise<CuzkError> {
 let d: DaemonProcess;
 let sdk: CuzkClient;
 before(async () => {
-  d = await startDaemon();
+  d = await startDaemon({ args: vectorDirArgs() });
   sdk = new CuzkClient({ address: d.address });
 });
 after(async () => {
@@ -136,7 +137,8 @@ describe('cuzk serve: SDK over gRPC and Connect', () => {
     assert.deepEqual((await sdk.status()).journal, journaled, 'nothing journaled for the refused job');
     await rejects(sdk.submit({ key: file(bnMult, 'circuit.zkey'), witnesses: [new Uint8Array(64)] }), 'E_INVALID_ARG');
     await rejects(sdk.submit({ key: file(bnMult, 'circuit.zkey') }), 'E_INVALID_ARG');
-    await rejects(sdk.submit({ key: '/nonexistent/k.zkey', witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_NOT_FOUND');
+    await rejects(sdk.submit({ key: path.join(VECTORS_DIR, 'nonexistent.zkey'), witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_NOT_FOUND');
+    await rejects(sdk.submit({ key: '/nonexistent/k.zkey', witnesses: [bytes(bnMult, 'witness.wtns')] }), 'E_INVALID_ARG'); // outside files.key_dirs
     await rejects(sdk.await('no-such-job'), 'E_NOT_FOUND');
     await rejects(sdk.cancel('no-such-job'), 'E_NOT_FOUND');
   });

@@ -26,6 +26,11 @@ describe('serve config', () => {
     assert.equal(c.listen, '127.0.0.1:9820');
     assert.equal(c.token, '');
     assert.equal(c.dataDir, path.join(os.homedir(), '.cuzk'));
+    assert.deepEqual(c.keyDirs, [path.join(os.homedir(), '.cuzk', 'keys')]);
+    assert.deepEqual(c.inputDirs, [path.join(os.homedir(), '.cuzk', 'inputs')]);
+    const dirs = loadServeConfig({ env: {}, flags: new Map([['key-dirs', '/k1,rel/k2'], ['input-dirs', '~/in'], ['data-dir', '/d']]) });
+    assert.deepEqual(dirs.keyDirs, ['/k1', path.resolve('rel/k2')]);
+    assert.deepEqual(dirs.inputDirs, [path.join(os.homedir(), 'in')]);
     const e = toEngineConfig(c);
     assert.deepEqual(e.memory, {});
     assert.equal(e.backend, 'auto');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { CuzkClient, type JobInfo } from '../../src/client/index.js';
-import { makeDataDir, removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { makeGate, untilRunning, type Gate } from '../helpers/gate.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
@@ -17,6 +17,7 @@ const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'mu
 const zkey = vectorFile(bnMult, 'circuit.zkey');
 const witness = new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns')));
 const vkey = JSON.parse(readFileSync(vectorFile(bnMult, 'vkey.json'), 'utf8'));
+const served = () => vectorDirArgs();
 const dirs: string[] = [];
 const gates: Gate[] = [];
 after(async () => {
@@ -55,7 +56,7 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
     const dir = dataDir();
     const g = gate();
     g.open();
-    let d: DaemonProcess = await startDaemon({ dataDir: dir, env: g.env });
+    let d: DaemonProcess = await startDaemon({ dataDir: dir, args: served(), env: g.env });
     let c = new CuzkClient({ address: d.address });
     const early = await c.prove({ key: zkey, witnesses: [witness] });
     assert.equal(early.state, 'completed');
@@ -64,7 +65,7 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
     await untilRunning(c, jobs[0]!.id);
     assert.equal(await d.stop('SIGKILL'), 'SIGKILL');
 
-    d = await startDaemon({ dataDir: dir });
+    d = await startDaemon({ dataDir: dir, args: served() });
     try {
       c = new CuzkClient({ address: d.address });
       const resubmitted = (id: string) => new RegExp(`"jobId":"${id}"[^\n]*"msg":"journaled job resubmitted"`).test(d.logs());
@@ -91,7 +92,7 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
   it('SIGTERM: the running proof finishes, queued jobs stay journaled and run after a restart', async () => {
     const dir = dataDir();
     const g = gate();
-    let d = await startDaemon({ dataDir: dir, env: g.env });
+    let d = await startDaemon({ dataDir: dir, args: served(), env: g.env });
     let c = new CuzkClient({ address: d.address });
     const jobs = await submitJobs(c, 3, 'term');
     await untilRunning(c, jobs[0]!.id);
@@ -110,7 +111,7 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
     assert.match(d.logs(), new RegExp(`"jobId":"${jobs[0]!.id}","state":"completed"[^\\n]*"msg":"job completed"`));
     assert.equal((await waiting).state, 'queued', 'a queued job stays queued through the drain');
 
-    d = await startDaemon({ dataDir: dir });
+    d = await startDaemon({ dataDir: dir, args: served() });
     try {
       c = new CuzkClient({ address: d.address });
       const first = await c.await(jobs[0]!.id, 0);
@@ -124,19 +125,19 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
   it('past the drain deadline the running job is requeued; a second signal exits at once', async () => {
     const dir = dataDir();
     const g = gate();
-    let d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '50'], env: g.env });
+    let d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '50', ...served()], env: g.env });
     let c = new CuzkClient({ address: d.address });
     const { job } = await c.submit({ key: zkey, witnesses: [witness], requestId: 'deadline-0' });
     await untilRunning(c, job.id);
     assert.equal(await d.stop('SIGTERM'), 0, d.logs());
     assert.match(d.logs(), new RegExp(`"jobId":"${job.id}"[^\\n]*stays queued in the journal`));
 
-    d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000'] });
+    d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000', ...served()] });
     c = new CuzkClient({ address: d.address });
     await assertProof(await c.await(job.id));
     assert.equal(await d.stop(), 0, d.logs());
 
-    d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000'], env: g.env });
+    d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '60000', ...served()], env: g.env });
     c = new CuzkClient({ address: d.address });
     const [next] = await submitJobs(c, 1, 'twice');
     await untilRunning(c, next!.id);
@@ -147,7 +148,7 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
     assert.equal(await d.exited, 130);
     assert.ok(Date.now() - t0 < 5000, 'the second signal did not wait for the drain');
 
-    d = await startDaemon({ dataDir: dir });
+    d = await startDaemon({ dataDir: dir, args: served() });
     try {
       await assertProof(await new CuzkClient({ address: d.address }).await(next!.id));
     } finally {

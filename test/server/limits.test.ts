@@ -3,9 +3,10 @@
 // healthy after each refusal.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
-import { removeDataDir, runChild, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, runChild, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { plainGrpc } from '../helpers/grpc.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -16,7 +17,7 @@ const TOKEN = 'test-token-0123456789';
 
 let d: DaemonProcess;
 before(async () => {
-  d = await startDaemon({ args: ['--token', TOKEN, '--max-queue', '2', '--max-message-bytes', '400000', '--max-key-bytes', '10000'] });
+  d = await startDaemon({ args: ['--token', TOKEN, '--max-queue', '2', '--max-message-bytes', '400000', '--max-key-bytes', '10000', ...vectorDirArgs()] });
 });
 after(async () => {
   assert.equal(await d.stop(), 0, d.logs());

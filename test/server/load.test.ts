@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, type JobInfo, type Priority } from '../../src/client/index.js';
-import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -16,7 +16,7 @@ const PRIORITIES: Priority[] = ['critical', 'high', 'normal', 'low'];
 
 let d: DaemonProcess;
 before(async () => {
-  d = await startDaemon();
+  d = await startDaemon({ args: vectorDirArgs() });
 });
 after(async () => {
   assert.equal(await d.stop(), 0, d.logs());

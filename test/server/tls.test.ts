@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
 import { checkExposure, parseListen } from '../../src/server/auth.js';
-import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -41,7 +41,7 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'cuzk-tls-'));
   if (!hasOpenssl) return;
   makeCerts();
-  d = await startDaemon({ args: ['--tls-cert', path.join(dir, 'server.pem'), '--tls-key', path.join(dir, 'server.key'), '--tls-client-ca', path.join(dir, 'ca.pem')] });
+  d = await startDaemon({ args: ['--tls-cert', path.join(dir, 'server.pem'), '--tls-key', path.join(dir, 'server.key'), '--tls-client-ca', path.join(dir, 'ca.pem'), ...vectorDirArgs()] });
 });
 after(async () => {
   if (d) {
