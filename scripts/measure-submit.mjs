@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Times the upload of one big witness, three ways in one run on loopback: a raw HTTP/1.1 POST of the
-// same bytes to a plain node http server (the floor), and SubmitProof through the SDK over gRPC and
-// over Connect to a real `cuzk serve` child. The witness (2^20 BN254 values, 32 MiB) does not match
-// the key, so the job may fail: only the time until the submit's answer is measured.
-// Usage: node --import tsx scripts/measure-submit.mjs [--signals 1048576] [--runs 3]
+// Times the submission of one big witness in one run on loopback: a raw HTTP/1.1 POST of the same
+// bytes to a plain node http server (the floor), and submit() through the SDK over gRPC and over
+// Connect to a real `cuzk serve` child (upload, spool, fsync, journal: until the job is accepted),
+// one client at a time and --clients at once. The key and witness are the 2^20 dev fixture (made
+// and cached by `cuzk bench --size 20`); the daemon's queue is paused so no proof competes for
+// the CPU, and the jobs are cancelled afterwards.
+// Usage: node --import tsx scripts/measure-submit.mjs [--size 20] [--runs 5] [--clients 4]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,22 +15,19 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: a } = parseArgs({ options: { signals: { type: 'string', default: String(2 ** 20) }, runs: { type: 'string', default: '3' } } });
+const { values: a } = parseArgs({ options: { size: { type: 'string', default: '20' }, runs: { type: 'string', default: '5' }, clients: { type: 'string', default: '4' } } });
 const { CuzkClient } = await import(path.join(root, 'src/client/index.ts'));
-const { encodeWtns } = await import(path.join(root, 'src/formats/wtns.ts'));
-const { BN128 } = await import(path.join(root, 'src/formats/curves.ts'));
+const { benchFixture } = await import(path.join(root, 'src/dev/bench-fixture.ts'));
 
-const signals = Number(a.signals);
 const runs = Number(a.runs);
-const prime = BN128.r;
-const values = new Uint8Array(signals * 32);
-for (let i = 0; i < values.length; i += 32) values[i] = (i / 32) & 0xff; // each < r
-const wtns = encodeWtns(prime, values);
-const key = path.join(root, 'test/vectors/bn128/multiplier/circuit.zkey');
+const clients = Number(a.clients);
+const fixture = await benchFixture(root, 'bn128', Number(a.size), (s) => console.error(s));
+const wtns = new Uint8Array(readFileSync(fixture.wtns));
+const key = fixture.zkey;
 const ms = (t0) => performance.now() - t0;
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
-async function rawPost() {
+async function rawPost(n = 1) {
   const server = http.createServer((req, res) => {
     let n = 0;
     req.on('data', (c) => (n += c.length));
@@ -37,19 +36,20 @@ async function rawPost() {
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address();
   const times = [];
-  for (let i = 0; i < runs; i++) {
+  const one = async () => {
     const t0 = performance.now();
     const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: wtns });
     if (Number(await r.text()) !== wtns.length) throw new Error('raw POST: short body');
-    times.push(ms(t0));
-  }
+    return ms(t0);
+  };
+  for (let i = 0; i < runs; i++) times.push(...(await Promise.all(Array.from({ length: n }, one))));
   server.close();
   return times;
 }
 
 async function startDaemon(dataDir) {
   const child = path.join(root, 'test/helpers/cuzk-child.ts');
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu'], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000'], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let logs = '';
   const address = await new Promise((resolve, reject) => {
     proc.stderr.on('data', (d) => {
@@ -62,34 +62,37 @@ async function startDaemon(dataDir) {
   return { proc, address };
 }
 
-async function sdkSubmit(address, protocol) {
-  const client = new CuzkClient({ address, protocol });
+const jobs = [];
+async function sdkSubmit(address, protocol, n = 1) {
+  const cs = Array.from({ length: n }, () => new CuzkClient({ address, protocol }));
   const times = [];
-  for (let i = 0; i < runs; i++) {
+  const one = async (client) => {
     const t0 = performance.now();
-    let outcome;
-    try {
-      outcome = (await client.submit({ key, witnesses: [wtns] })).job.state;
-    } catch (err) {
-      outcome = err.code ?? String(err);
-    }
-    times.push(ms(t0));
-    if (i === 0) console.error(`  ${protocol}: first answer ${outcome}`);
-  }
+    const { job } = await client.submit({ key, witnesses: [wtns] });
+    if (job.state !== 'queued') throw new Error(`${protocol}: the job is ${job.state}`);
+    jobs.push({ client, id: job.id });
+    return ms(t0);
+  };
+  for (let i = 0; i < runs; i++) times.push(...(await Promise.all(cs.map(one))));
   return times;
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cuzk-measure-'));
 const d = await startDaemon(dataDir);
 try {
-  const rows = [
-    ['raw HTTP/1.1 POST (plain node server)', await rawPost()],
-    ['SDK submit over gRPC', await sdkSubmit(d.address, 'grpc')],
-    ['SDK submit over Connect', await sdkSubmit(d.address, 'connect')],
-  ];
-  const floor = median(rows[0][1]);
-  console.log(`witness ${(wtns.length / 2 ** 20).toFixed(1)} MiB (${signals} signals), ${runs} runs each, median ms:`);
-  for (const [name, t] of rows) console.log(`  ${name.padEnd(40)} ${median(t).toFixed(0).padStart(7)} ms  x${(median(t) / floor).toFixed(1)}   [${t.map((x) => x.toFixed(0)).join(', ')}]`);
+  await new CuzkClient({ address: d.address }).loadKey({ path: key });
+  await new CuzkClient({ address: d.address }).pauseQueue();
+  for (const n of [1, clients]) {
+    const rows = [
+      ['raw HTTP/1.1 POST (plain node server)', await rawPost(n)],
+      ['SDK submit over gRPC', await sdkSubmit(d.address, 'grpc', n)],
+      ['SDK submit over Connect', await sdkSubmit(d.address, 'connect', n)],
+    ];
+    const floor = median(rows[0][1]);
+    console.log(`witness ${(wtns.length / 2 ** 20).toFixed(1)} MiB (2^${a.size} fixture), ${n} client${n > 1 ? 's at once' : ''}, ${runs} rounds, median ms:`);
+    for (const [name, t] of rows) console.log(`  ${name.padEnd(40)} ${median(t).toFixed(0).padStart(7)} ms  x${(median(t) / floor).toFixed(1)}   [${t.map((x) => x.toFixed(0)).join(', ')}]`);
+  }
+  for (const j of jobs) await j.client.cancel(j.id);
 } finally {
   d.proc.kill('SIGTERM');
   await new Promise((r) => d.proc.on('exit', r));

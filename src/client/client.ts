@@ -30,8 +30,9 @@ export interface CuzkClientOptions {
 
 const pem = (v: string | Uint8Array | undefined) => (v === undefined ? undefined : typeof v === 'string' ? v : Buffer.from(v));
 
-/** A job to submit: JobRequest without the journal's own `id`. */
-export type SubmitRequest = Omit<JobRequest, 'id'>;
+/** A job to submit: JobRequest without the journal's own `id`; `witnessFiles` are paths on the
+ * daemon's machine (inside its files.input_dirs), `witnessIds` witnesses sent with uploadWitness(). */
+export type SubmitRequest = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
 
 export class CuzkClient {
   readonly address: string;
@@ -79,7 +80,7 @@ export class CuzkClient {
   async #request(req: SubmitRequest): Promise<SubmitProofRequest> {
     const ws = req.witnesses ?? [];
     const upload = ws.some((w) => w.length > this.#inlineMax);
-    const witnessIds: string[] = [];
+    const witnessIds: string[] = [...(req.witnessIds ?? [])];
     if (upload) {
       for (const w of ws) witnessIds.push(this.#protocol === 'grpc' ? await uploadOverGrpc(this.#rpc, req.key, w, this.#chunk) : await uploadOverHttp(this.#http, req.key, w));
     }
@@ -94,6 +95,12 @@ export class CuzkClient {
       requestId: req.requestId ?? '',
       deadlineMs: BigInt(req.deadlineMs ?? 0),
     });
+  }
+
+  /** Streams one .wtns image to the daemon for a later submit({ witnessIds }); it is checked
+   * against `key` from its header and kept for the daemon's limits.upload_ttl_s. */
+  uploadWitness(key: string, wtns: Uint8Array): Promise<string> {
+    return this.#call(() => (this.#protocol === 'grpc' ? uploadOverGrpc(this.#rpc, key, wtns, this.#chunk) : uploadOverHttp(this.#http, key, wtns)));
   }
 
   /** Queues a job (journaled on the daemon before this resolves). Throws E_OVERLOADED when the queue is full. */

@@ -49,7 +49,7 @@ export class JobService {
 
   async submit(req: JobSubmission): Promise<{ job: JobInfo; deduplicated: boolean }> {
     if (!this.#accepting) throw new ResourceError('E_OVERLOADED', 'the daemon is shutting down: not accepting jobs', { retryable: true, details: { draining: true } });
-    const v = checkJobRequest(req, this.cfg);
+    const v = await this.#confine(checkJobRequest(req, this.cfg));
     const key = await this.intake.keyShape(v.key);
     const files = await this.intake.files(v, key);
     let kept = false;
@@ -66,7 +66,7 @@ export class JobService {
       try {
         job = this.engine.submit(this.#engineRequest(stored));
       } catch (err) {
-        await this.store.remove(stored.id);
+        await this.store.remove(stored.id).catch((e: Error) => this.log.error({ jobId: stored.id, err: e.message }, 'a refused job stays in the journal: it runs after a restart'));
         throw err;
       }
       kept = true;

@@ -76,6 +76,11 @@ export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJ
 /** A key that is not a loaded key id is a path when it looks like one (the key cache's rule). */
 export const looksLikeKeyPath = (key: string): boolean => key.endsWith('.zkey') || key.includes('/');
 
+/** A key that is a path (not a loaded key id), as its real path inside files.key_dirs. */
+export async function confineKey(key: string, cfg: Pick<ServeConfig, 'keyDirs'>, isKeyId: (key: string) => boolean): Promise<string> {
+  return !isKeyId(key) && looksLikeKeyPath(key) ? (await checkConfined(key, cfg.keyDirs, 'key')).path : key;
+}
+
 /**
  * The job with its key (when a path, not a loaded key id) and wasm replaced by their real paths,
  * each checked to be a regular file inside files.key_dirs / files.input_dirs; the engine then opens
@@ -83,7 +88,7 @@ export const looksLikeKeyPath = (key: string): boolean => key.endsWith('.zkey') 
  */
 export async function confineJobPaths(job: ValidJob, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<ValidJob> {
   const out = { ...job };
-  if (!isKeyId(job.key) && looksLikeKeyPath(job.key)) out.key = (await checkConfined(job.key, cfg.keyDirs, 'key')).path;
+  out.key = await confineKey(job.key, cfg, isKeyId);
   if (job.source.kind === 'inputs') out.source = { ...job.source, wasm: (await checkConfined(job.source.wasm, cfg.inputDirs, 'wasm')).path };
   return out;
 }

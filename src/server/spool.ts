@@ -6,7 +6,7 @@
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, ResourceError } from '../errors.js';
 import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix, type WtnsHeader } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 
@@ -33,6 +33,25 @@ interface Upload extends SpooledWitness {
 }
 
 const SUFFIX = '.wtns';
+
+const FAULTS: Record<string, string> = {
+  ENOSPC: 'the disk is full: free space on its file system (the witness was not stored)',
+  EDQUOT: 'the disk quota is used up: free space (the witness was not stored)',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied: the daemon must own its data dir',
+  EIO: 'an I/O error: check the disk',
+};
+
+/** A file system fault of the spool as E_UNAVAILABLE naming the folder (retryable once fixed). */
+async function spoolIo<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const what = FAULTS[(err as NodeJS.ErrnoException).code ?? ''];
+    if (!what) throw err;
+    throw new ResourceError('E_UNAVAILABLE', `spool ${dir}: ${what}`, { retryable: true, cause: err });
+  }
+}
 const PARTIAL = '.partial';
 
 /** One witness arriving in chunks: header checked against the key from its first bytes (before the
@@ -70,7 +89,7 @@ export class SpoolWriter {
       const head = Buffer.concat(this.#prefix);
       this.#prefix = [];
       this.#check(head);
-      this.#file = await open(this.#partial, 'wx', 0o600);
+      this.#file = await spoolIo(this.spool.dir, () => open(this.#partial, 'wx', 0o600));
       return this.#append(head);
     }
     return this.#append(chunk);
@@ -88,7 +107,9 @@ export class SpoolWriter {
     if (this.#written + bytes.length > this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: more than the ${this.#total} bytes announced`);
     this.#hash.update(bytes);
     let o = 0;
-    while (o < bytes.length) o += (await this.#file!.write(bytes, o, bytes.length - o)).bytesWritten;
+    await spoolIo(this.spool.dir, async () => {
+      while (o < bytes.length) o += (await this.#file!.write(bytes, o, bytes.length - o)).bytesWritten;
+    });
     this.#written += bytes.length;
   }
 
@@ -96,11 +117,13 @@ export class SpoolWriter {
   async finish(): Promise<SpooledWitness> {
     if (this.#header === undefined) this.#check(Buffer.concat(this.#prefix)); // fails: too short
     if (this.#written !== this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: ended after ${this.#written} of ${this.#total} bytes`);
-    await this.#file!.sync();
-    await this.#file!.close();
-    this.#file = undefined;
     const final = path.join(this.spool.dir, this.id + SUFFIX);
-    await rename(this.#partial, final);
+    await spoolIo(this.spool.dir, async () => {
+      await this.#file!.sync();
+      await this.#file!.close();
+      this.#file = undefined;
+      await rename(this.#partial, final);
+    });
     return { path: final, size: this.#total, sha256: this.#hash.digest('hex'), owned: true };
   }
 

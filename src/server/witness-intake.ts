@@ -1,17 +1,18 @@
 // Witnesses into files, before a job is journaled: bytes sent inline are spooled, uploads are
-// claimed, paths on the server are confined and their headers read. Each witness's header is checked
+// claimed, paths on the server are confined (files.input_dirs) and their headers read. Each witness's header is checked
 // against the job's key before its values are read or stored, so a witness that cannot match is
 // refused having cost a header's worth of bytes. Uploads (UploadWitness, POST /v1/witnesses) arrive
 // here chunk by chunk.
 import { createHash } from 'node:crypto';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import { curveByName } from '../formats/curves.js';
 import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix } from '../formats/wtns.js';
 import { ZkeyFile } from '../formats/zkey.js';
 import type { ServeConfig } from './config.js';
-import type { ValidJob } from './request-check.js';
+import { openConfined } from './file-access.js';
+import { confineKey, type ValidJob } from './request-check.js';
 import type { KeyShape, SpooledWitness, WitnessSpool } from './spool.js';
 
 const looksLikePath = (key: string) => key.endsWith('.zkey') || key.includes('/');
@@ -20,7 +21,7 @@ export class WitnessIntake {
   constructor(
     private readonly engine: ProvingEngine,
     readonly spool: WitnessSpool,
-    private readonly cfg: Pick<ServeConfig, 'maxJobBytes'>,
+    private readonly cfg: Pick<ServeConfig, 'maxJobBytes' | 'inputDirs' | 'keyDirs'>,
   ) {}
 
   /** What the witnesses of a job naming `key` must match: a loaded key's, or a .zkey's header. */
@@ -61,7 +62,7 @@ export class WitnessIntake {
     let total = 0;
     for (const [i, p] of paths.entries()) {
       const name = `witness_files[${i}] ${p}`;
-      const f = await this.openWitnessFile(p, name);
+      const f = await openConfined(p, this.cfg.inputDirs, `witness_files[${i}]`);
       try {
         const prefix = new Uint8Array(Math.min(WTNS_PREFIX_BYTES, f.size));
         await f.handle.read(prefix, 0, prefix.length, 0);
@@ -80,25 +81,12 @@ export class WitnessIntake {
     return out;
   }
 
-  /** Opens a witness path named by a client (confined by files.input_dirs once that is merged in). */
-  async openWitnessFile(p: string, name: string): Promise<{ path: string; size: number; handle: FileHandle }> {
-    const handle = await open(p, 'r').catch((cause: NodeJS.ErrnoException) => {
-      throw new InputError('E_NOT_FOUND', `${name}: cannot open (${cause.code ?? cause})`);
-    });
-    const st = await handle.stat();
-    if (!st.isFile()) {
-      await handle.close();
-      throw new InputError('E_INVALID_ARG', `${name}: not a regular file`);
-    }
-    return { path: p, size: st.size, handle };
-  }
-
   /** Receives one uploaded witness chunk by chunk; resolves with its id once stored. */
   async upload(keyName: string, size: number, chunks: AsyncIterable<Uint8Array>, where: string): Promise<{ id: string; file: SpooledWitness }> {
     if (!keyName) throw new InputError('E_INVALID_ARG', `${where}: the key is required (the first chunk's key, or ?key=)`);
     if (!Number.isSafeInteger(size) || size <= 0) throw new InputError('E_INVALID_ARG', `${where}: the witness size is required (the first chunk's size, or Content-Length)`);
     if (size > this.cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `${where}: ${size} bytes is more than limits.max_job_bytes ${this.cfg.maxJobBytes}`);
-    const key = await this.keyShape(keyName);
+    const key = await this.keyShape(await confineKey(keyName, this.cfg, (k) => this.engine.listKeys().some((x) => x.id === k)));
     const w = this.spool.writer(key, size, where);
     try {
       for await (const c of chunks) await w.write(c);

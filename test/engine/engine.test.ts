@@ -149,7 +149,7 @@ describe('engine (CPU core)', () => {
 
   it('rejects bad requests with clear errors', () => {
     assert.throws(() => e.submit({ key: zkey, witnesses: [] }), /at least one witness/);
-    assert.throws(() => e.submit({ key: zkey }), /exactly one of witnesses or inputs/);
+    assert.throws(() => e.submit({ key: zkey }), /exactly one of witnesses, witnessFiles or inputs/);
     assert.throws(() => e.submit({ key: '/nonexistent/x.zkey', witnesses: [w1] }), (err: Error & { code?: string }) => err.code === 'E_NOT_FOUND');
     assert.throws(() => e.submit({ key: 'no-such-id', witnesses: [w1] }), /unknown key "no-such-id"/);
     assert.throws(() => e.submit({ key: zkey, witnesses: [w1.subarray(0, 20)] }), /witness 0/);

@@ -8,7 +8,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
-import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -105,7 +105,7 @@ async function h2Upload(url: string, headers: http2.OutgoingHttpHeaders): Promis
 describe('cuzk serve: the token is checked on the headers, before the body', () => {
   let d: DaemonProcess;
   before(async () => {
-    d = await startDaemon({ args: ['--token', TOKEN] });
+    d = await startDaemon({ args: ['--token', TOKEN, ...vectorDirArgs()] });
   });
   after(async () => {
     assert.equal(await d.stop(), 0, d.logs());
@@ -183,7 +183,7 @@ describe('cuzk serve: the token is checked on the headers, before the body', () 
 describe('cuzk serve: limits.max_message_bytes', () => {
   let d: DaemonProcess;
   before(async () => {
-    d = await startDaemon({ args: ['--max-message-bytes', '400000'] });
+    d = await startDaemon({ args: ['--max-message-bytes', '400000', ...vectorDirArgs()] });
   });
   after(async () => {
     assert.equal(await d.stop(), 0, d.logs());

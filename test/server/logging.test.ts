@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
-import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -54,7 +54,7 @@ async function proveTwoJobs(d: DaemonProcess): Promise<{ good: string; bad: stri
 describe('cuzk serve: one log', () => {
   it('--log-level warn: no line below warn on stderr, from the engine and the loader included', async () => {
     // CUZK_LOG=info in the environment: the flag is what counts
-    const d = await startDaemon({ args: ['--log-level', 'warn'], env: { CUZK_LOG: 'info' }, socket: true });
+    const d = await startDaemon({ args: ['--log-level', 'warn', ...vectorDirArgs()], env: { CUZK_LOG: 'info' }, socket: true });
     daemons.push(d);
     const { bad } = await proveTwoJobs(d);
     const all = lines(d);
@@ -63,7 +63,7 @@ describe('cuzk serve: one log', () => {
   });
 
   it('default level: every line has pino\'s shape, and engine and loader lines are among them at info', async () => {
-    const d = await startDaemon({ env: { CUZK_LOG: undefined } });
+    const d = await startDaemon({ args: vectorDirArgs(), env: { CUZK_LOG: undefined } });
     daemons.push(d);
     const { good } = await proveTwoJobs(d);
     const all = lines(d);
