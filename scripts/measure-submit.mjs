@@ -49,7 +49,7 @@ async function rawPost(n = 1) {
 
 async function startDaemon(dataDir) {
   const child = path.join(root, 'test/helpers/cuzk-child.ts');
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000'], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [...(process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : []), '--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000'], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let logs = '';
   const address = await new Promise((resolve, reject) => {
     proc.stderr.on('data', (d) => {

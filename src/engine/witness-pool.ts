@@ -2,8 +2,9 @@
 // the event loop and several are computed at once. Workers start on first use and are reused; a
 // worker that dies fails only its own task and is replaced.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CuzkError, errorForCode, type ErrorCode } from '../errors.js';
+import { startModuleWorker } from './module-worker.js';
 
 interface Pending {
   resolve: (w: Uint8Array) => void;
@@ -15,16 +16,7 @@ interface Slot {
   pending: Map<number, Pending>;
 }
 
-// From dist the worker is the compiled .js; from src/engine (tests and benches run through tsx) it
-// is the .ts file, which the worker loads after registering tsx's loader in its own thread.
-const fromSource = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(fromSource ? './witness-worker.ts' : './witness-worker.js', import.meta.url);
-
-function startWorker(): Worker {
-  if (!fromSource) return new Worker(workerUrl);
-  const boot = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(workerUrl.href)}); });`;
-  return new Worker(boot, { eval: true, execArgv: [] });
-}
+const startWorker = (): Worker => startModuleWorker(import.meta.url, 'witness-worker');
 
 export class WitnessPool {
   readonly #slots: Slot[] = [];

@@ -3,12 +3,15 @@
 // told it is stored. The journal keeps a file's path, size and hash, never its bytes; the engine
 // reads the file straight into its pinned buffers. A file lives as long as its job (uploads no job
 // has claimed yet: limits.upload_ttl_s); at start, files no journaled job names are removed.
-import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import type { Worker } from 'node:worker_threads';
 import path from 'node:path';
-import { InputError, ResourceError } from '../errors.js';
+import { startModuleWorker } from '../engine/module-worker.js';
+import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix, type WtnsHeader } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
+import type { SpoolOp, SpoolReply } from './spool-worker.js';
 
 /** What a witness must match: the key's scalar field and wire count (KeyInfo and the zkey header). */
 export interface KeyShape {
@@ -42,38 +45,83 @@ const FAULTS: Record<string, string> = {
   EIO: 'an I/O error: check the disk',
 };
 
-/** A file system fault of the spool as E_UNAVAILABLE naming the folder (retryable once fixed). */
-async function spoolIo<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    const what = FAULTS[(err as NodeJS.ErrnoException).code ?? ''];
-    if (!what) throw err;
-    throw new ResourceError('E_UNAVAILABLE', `spool ${dir}: ${what}`, { retryable: true, cause: err });
+const PARTIAL = '.partial'; // spool-worker.ts renames <final>.partial to <final>
+/** Threads hashing and writing spool files: two keep up with 15 witnesses of 32 MiB a second. */
+const SPOOL_THREADS = 2;
+
+/** Threads that hash and write spool files (spool-worker.ts); each writer keeps to one of them. */
+class SpoolThreads {
+  readonly #threads: { worker: Worker; pending: Map<number, { resolve: (r: SpoolReply) => void }> }[] = [];
+  #seq = 0;
+  #next = 0;
+
+  constructor(private readonly count: number) {}
+
+  /** A thread for one file, round robin (started on first use; unref'd: they never keep the process up). */
+  pick(): number {
+    if (this.#threads.length < this.count) {
+      const worker = startModuleWorker(import.meta.url, 'spool-worker');
+      const t = { worker, pending: new Map<number, { resolve: (r: SpoolReply) => void }>() };
+      worker.on('message', (r: SpoolReply) => {
+        t.pending.get(r.seq)?.resolve(r);
+        t.pending.delete(r.seq);
+      });
+      worker.on('error', (err) => {
+        for (const p of t.pending.values()) p.resolve({ seq: -1, error: { message: `spool thread failed: ${err.message}` } });
+        t.pending.clear();
+      });
+      worker.unref();
+      this.#threads.push(t);
+    }
+    return this.#next++ % this.#threads.length;
+  }
+
+  /** Posts one operation (the bytes are copied to the thread) and resolves with its answer. */
+  send(thread: number, op: DistributiveOmit<SpoolOp, 'seq'>): Promise<SpoolReply> {
+    const t = this.#threads[thread]!;
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      t.pending.set(seq, { resolve });
+      t.worker.postMessage({ ...op, seq });
+    });
+  }
+
+  close(): void {
+    for (const t of this.#threads) void t.worker.terminate();
+    this.#threads.length = 0;
   }
 }
-const PARTIAL = '.partial';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Bytes posted to a spool thread but not yet written, per writer, before write() waits. */
+const IN_FLIGHT_BYTES = 8 << 20;
 
 /** One witness arriving in chunks: header checked against the key from its first bytes (before the
- * rest is read), every byte written once, size checked against the one announced. */
+ * rest is read), every byte written once (hashed and written by a spool thread), size checked
+ * against the one announced. */
 export class SpoolWriter {
   #prefix: Uint8Array[] = [];
   #prefixBytes = 0;
-  #file: FileHandle | undefined;
+  #thread = -1;
   #written = 0;
   #total = -1;
   #header: WtnsHeader | undefined;
-  readonly #hash: Hash = createHash('sha256');
+  readonly #inFlight: { bytes: number; reply: Promise<SpoolReply> }[] = [];
+  #inFlightBytes = 0;
   readonly #partial: string;
+  readonly #final: string;
 
   constructor(
     private readonly spool: WitnessSpool,
+    private readonly threads: SpoolThreads,
     readonly id: string,
     private readonly key: KeyShape,
     private readonly announced: number,
     private readonly name: string,
   ) {
-    this.#partial = path.join(spool.dir, id + PARTIAL);
+    this.#final = path.join(spool.dir, id + SUFFIX);
+    this.#partial = this.#final + PARTIAL;
   }
 
   get header(): WtnsHeader | undefined {
@@ -89,7 +137,8 @@ export class SpoolWriter {
       const head = Buffer.concat(this.#prefix);
       this.#prefix = [];
       this.#check(head);
-      this.#file = await spoolIo(this.spool.dir, () => open(this.#partial, 'wx', 0o600));
+      this.#thread = this.threads.pick();
+      await this.#expect(this.threads.send(this.#thread, { op: 'open', id: this.id, path: this.#partial }));
       return this.#append(head);
     }
     return this.#append(chunk);
@@ -103,40 +152,53 @@ export class SpoolWriter {
     this.#total = totalBytes;
   }
 
+  async #expect(reply: Promise<SpoolReply>): Promise<SpoolReply> {
+    const r = await reply;
+    if (r.error) {
+      const what = FAULTS[r.error.code ?? ''];
+      if (what) throw new ResourceError('E_UNAVAILABLE', `spool ${this.spool.dir}: ${what}`, { retryable: true });
+      throw new CuzkError('E_INTERNAL', `spool ${this.spool.dir}: ${r.error.message}`);
+    }
+    return r;
+  }
+
   async #append(bytes: Uint8Array): Promise<void> {
     if (this.#written + bytes.length > this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: more than the ${this.#total} bytes announced`);
-    this.#hash.update(bytes);
-    let o = 0;
-    await spoolIo(this.spool.dir, async () => {
-      while (o < bytes.length) o += (await this.#file!.write(bytes, o, bytes.length - o)).bytesWritten;
-    });
     this.#written += bytes.length;
+    this.#inFlight.push({ bytes: bytes.length, reply: this.threads.send(this.#thread, { op: 'write', id: this.id, bytes }) });
+    this.#inFlightBytes += bytes.length;
+    // back-pressure: the network waits for the disk, not memory for both
+    while (this.#inFlightBytes > IN_FLIGHT_BYTES) await this.#settleOne();
+  }
+
+  async #settleOne(): Promise<void> {
+    const w = this.#inFlight.shift()!;
+    this.#inFlightBytes -= w.bytes;
+    await this.#expect(w.reply);
   }
 
   /** fsyncs and names the file; the witness is stored once this resolves. */
   async finish(): Promise<SpooledWitness> {
     if (this.#header === undefined) this.#check(Buffer.concat(this.#prefix)); // fails: too short
     if (this.#written !== this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: ended after ${this.#written} of ${this.#total} bytes`);
-    const final = path.join(this.spool.dir, this.id + SUFFIX);
-    await spoolIo(this.spool.dir, async () => {
-      await this.#file!.sync();
-      await this.#file!.close();
-      this.#file = undefined;
-      await rename(this.#partial, final);
-    });
-    return { path: final, size: this.#total, sha256: this.#hash.digest('hex'), owned: true };
+    while (this.#inFlight.length > 0) await this.#settleOne();
+    const r = await this.#expect(this.threads.send(this.#thread, { op: 'finish', id: this.id, final: this.#final }));
+    this.#thread = -1;
+    return { path: this.#final, size: this.#total, sha256: r.sha256!, owned: true };
   }
 
   /** Removes whatever was written (a refused or broken upload keeps nothing). */
   async abort(): Promise<void> {
-    await this.#file?.close().catch(() => undefined);
-    this.#file = undefined;
-    await rm(this.#partial, { force: true });
+    await Promise.allSettled(this.#inFlight.map((w) => w.reply));
+    this.#inFlight.length = 0;
+    if (this.#thread >= 0) await this.threads.send(this.#thread, { op: 'abort', id: this.id, path: this.#partial });
+    this.#thread = -1;
   }
 }
 
 export class WitnessSpool {
   readonly #uploads = new Map<string, Upload>();
+  readonly #threads = new SpoolThreads(SPOOL_THREADS);
 
   constructor(
     readonly dir: string,
@@ -159,7 +221,7 @@ export class WitnessSpool {
 
   /** A writer for one witness of `size` bytes for `key`; the caller ends it with finish() or abort(). */
   writer(key: KeyShape, size: number, name: string): SpoolWriter {
-    return new SpoolWriter(this, randomUUID(), key, size, name);
+    return new SpoolWriter(this, this.#threads, randomUUID(), key, size, name);
   }
 
   /** Writes a witness that arrived whole (inline in SubmitProof). */
@@ -209,5 +271,6 @@ export class WitnessSpool {
 
   close(): void {
     for (const u of this.#uploads.values()) clearTimeout(u.timer);
+    this.#threads.close();
   }
 }

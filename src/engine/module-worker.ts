@@ -1,0 +1,12 @@
+// A worker thread running one of our modules: from dist the compiled .js; from the sources (tests
+// and benches run through tsx) the .ts file, loaded after registering tsx's loader in that thread.
+import { Worker } from 'node:worker_threads';
+
+/** `name` without extension, beside the module whose import.meta.url is `base`. */
+export function startModuleWorker(base: string, name: string): Worker {
+  const fromSource = base.endsWith('.ts');
+  const url = new URL(`./${name}.${fromSource ? 'ts' : 'js'}`, base);
+  if (!fromSource) return new Worker(url);
+  const boot = `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(boot, { eval: true, execArgv: [] });
+}
