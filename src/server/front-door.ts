@@ -16,8 +16,8 @@ const MiB = 1024 * 1024;
 // 32 MiB through the sniffing listener, loopback (2 cores, 2026-12): 64 KiB 53-150 ms, 256 KiB
 // 50-110 ms, 1 MiB 30-75 ms, 4 MiB 30-67 ms; at the daemon 1 MiB and 4 MiB measure the same. The
 // connection window bounds what a refused request's streams can push before their reset.
-const STREAM_WINDOW_BYTES = 1 * MiB;
-const CONNECTION_WINDOW_BYTES = 4 * MiB;
+const STREAM_WINDOW_BYTES = 8 * MiB;
+const CONNECTION_WINDOW_BYTES = 32 * MiB;
 // Counts header tables and queued outgoing data, not request bodies (those are bounded by the
 // windows); responses are small, so Node's default of 10 MB is raised only a little.
 const MAX_SESSION_MEMORY_MB = 32;

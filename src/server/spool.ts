@@ -77,12 +77,12 @@ class SpoolThreads {
   }
 
   /** Posts one operation (the bytes are copied to the thread) and resolves with its answer. */
-  send(thread: number, op: DistributiveOmit<SpoolOp, 'seq'>): Promise<SpoolReply> {
+  send(thread: number, op: DistributiveOmit<SpoolOp, 'seq'>, transfer: ArrayBuffer[] = []): Promise<SpoolReply> {
     const t = this.#threads[thread]!;
     const seq = ++this.#seq;
     return new Promise((resolve) => {
       t.pending.set(seq, { resolve });
-      t.worker.postMessage({ ...op, seq });
+      t.worker.postMessage({ ...op, seq }, transfer);
     });
   }
 
@@ -119,6 +119,8 @@ export class SpoolWriter {
     private readonly key: KeyShape,
     private readonly announced: number,
     private readonly name: string,
+    /** The chunks' buffers are this writer's to give away (moved to the spool thread, not copied). */
+    private readonly ownsChunks: boolean,
   ) {
     this.#final = path.join(spool.dir, id + SUFFIX);
     this.#partial = this.#final + PARTIAL;
@@ -139,9 +141,9 @@ export class SpoolWriter {
       this.#check(head);
       this.#thread = this.threads.pick();
       await this.#expect(this.threads.send(this.#thread, { op: 'open', id: this.id, path: this.#partial }));
-      return this.#append(head);
+      return this.#append(head, true);
     }
-    return this.#append(chunk);
+    return this.#append(chunk, this.ownsChunks);
   }
 
   #check(head: Uint8Array): void {
@@ -162,10 +164,11 @@ export class SpoolWriter {
     return r;
   }
 
-  async #append(bytes: Uint8Array): Promise<void> {
+  async #append(bytes: Uint8Array, give: boolean): Promise<void> {
     if (this.#written + bytes.length > this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: more than the ${this.#total} bytes announced`);
     this.#written += bytes.length;
-    this.#inFlight.push({ bytes: bytes.length, reply: this.threads.send(this.#thread, { op: 'write', id: this.id, bytes }) });
+    const transfer = give && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+    this.#inFlight.push({ bytes: bytes.length, reply: this.threads.send(this.#thread, { op: 'write', id: this.id, bytes }, transfer) });
     this.#inFlightBytes += bytes.length;
     // back-pressure: the network waits for the disk, not memory for both
     while (this.#inFlightBytes > IN_FLIGHT_BYTES) await this.#settleOne();
@@ -220,8 +223,10 @@ export class WitnessSpool {
   }
 
   /** A writer for one witness of `size` bytes for `key`; the caller ends it with finish() or abort(). */
-  writer(key: KeyShape, size: number, name: string): SpoolWriter {
-    return new SpoolWriter(this, this.#threads, randomUUID(), key, size, name);
+  /** `ownsChunks`: the chunks' buffers hold nothing else and are not used after write() (a decoded
+   * gRPC message's bytes): they are moved to the spool thread instead of copied. */
+  writer(key: KeyShape, size: number, name: string, ownsChunks = false): SpoolWriter {
+    return new SpoolWriter(this, this.#threads, randomUUID(), key, size, name, ownsChunks);
   }
 
   /** Writes a witness that arrived whole (inline in SubmitProof). */

@@ -82,12 +82,12 @@ export class WitnessIntake {
   }
 
   /** Receives one uploaded witness chunk by chunk; resolves with its id once stored. */
-  async upload(keyName: string, size: number, chunks: AsyncIterable<Uint8Array>, where: string): Promise<{ id: string; file: SpooledWitness }> {
+  async upload(keyName: string, size: number, chunks: AsyncIterable<Uint8Array>, where: string, ownsChunks = false): Promise<{ id: string; file: SpooledWitness }> {
     if (!keyName) throw new InputError('E_INVALID_ARG', `${where}: the key is required (the first chunk's key, or ?key=)`);
     if (!Number.isSafeInteger(size) || size <= 0) throw new InputError('E_INVALID_ARG', `${where}: the witness size is required (the first chunk's size, or Content-Length)`);
     if (size > this.cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `${where}: ${size} bytes is more than limits.max_job_bytes ${this.cfg.maxJobBytes}`);
     const key = await this.keyShape(await confineKey(keyName, this.cfg, (k) => this.engine.listKeys().some((x) => x.id === k)));
-    const w = this.spool.writer(key, size, where);
+    const w = this.spool.writer(key, size, where, ownsChunks);
     try {
       for await (const c of chunks) await w.write(c);
       const file = await w.finish();
