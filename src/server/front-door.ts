@@ -18,6 +18,9 @@ const MiB = 1024 * 1024;
 // connection window bounds what a refused request's streams can push before their reset.
 const STREAM_WINDOW_BYTES = 8 * MiB;
 const CONNECTION_WINDOW_BYTES = 32 * MiB;
+// DATA frames of up to 1 MiB instead of HTTP/2's default 16 KiB: a 32 MiB witness is 32 frames
+// for the JavaScript side of the connection to handle, not 2048.
+const MAX_FRAME_BYTES = 1 * MiB;
 // Counts header tables and queued outgoing data, not request bodies (those are bounded by the
 // windows); responses are small, so Node's default of 10 MB is raised only a little.
 const MAX_SESSION_MEMORY_MB = 32;
@@ -36,7 +39,7 @@ export function h1Options(l: FrontDoorLimits): http.ServerOptions {
 }
 
 export function h2Options(l: FrontDoorLimits): http2.ServerOptions {
-  return { settings: { initialWindowSize: STREAM_WINDOW_BYTES, maxConcurrentStreams: l.maxStreams }, maxSessionMemory: MAX_SESSION_MEMORY_MB };
+  return { settings: { initialWindowSize: STREAM_WINDOW_BYTES, maxFrameSize: MAX_FRAME_BYTES, maxConcurrentStreams: l.maxStreams }, maxSessionMemory: MAX_SESSION_MEMORY_MB };
 }
 
 /** The same limits on a server that listens itself (the TLS one, where ALPN picks the protocol). */

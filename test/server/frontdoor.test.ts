@@ -243,7 +243,8 @@ describe('cuzk serve: connection timeouts', () => {
     await new Promise((r) => s.once('close', r));
     const remote = await settings;
     assert.equal(remote.maxConcurrentStreams, 100);
-    assert.equal(remote.initialWindowSize, MiB);
+    assert.equal(remote.initialWindowSize, 8 * MiB);
+    assert.equal(remote.maxFrameSize, MiB);
     await new Promise((r) => session.once('close', r));
   });
 });
