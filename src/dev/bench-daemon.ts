@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import type { DaemonStatus } from '../client/convert.js';
 import type { ProofOutput } from '../engine/api.js';
-import { percentile, submitStats, type StreamStats, type SubmitStats } from '../engine/bench-stream.js';
+import { percentile, submitStats, type RunCounts, type StreamStats, type SubmitStats } from '../engine/bench-stream.js';
 import { encodeVerificationKey, verifyGroth16 } from '../engine/verifier.js';
 import { CuzkError } from '../errors.js';
 import { parseProofJson, parsePublicJson } from '../formats/proof-json.js';
@@ -35,17 +35,9 @@ export interface DaemonBenchOptions {
   onProgress?: (phase: string, done: number, total: number) => void;
 }
 
-export interface RemoteStats {
+/** `failed` counts warm-up jobs too. */
+export interface RemoteStats extends RunCounts {
   protocol: Protocol;
-  jobs: number;
-  warmup: number;
-  completed: number;
-  /** Failed jobs, warm-up included. */
-  failed: number;
-  errors: string[];
-  wallMs: number;
-  proofsPerSec: number;
-  latencyMs: { p50: number; p99: number; mean: number; max: number };
   /** Σ Δ(utilisation × uptime) / (Δuptime × GPUs) over the window; null without a GPU. */
   gpuUtilisation: number | null;
   submit: SubmitStats;

@@ -25,14 +25,10 @@ export interface StreamOptions {
   onProgress?: (phase: string, done: number, total: number) => void;
 }
 
-export interface StreamStats {
-  pinned: boolean;
-  backend: 'cpu' | 'cuda';
-  lanes: string[];
-  key: Pick<KeyInfo, 'curve' | 'domainSize' | 'nVars'>;
+/** What every bench run reports, in-process or through a daemon (src/dev/bench-daemon.ts). */
+export interface RunCounts {
   jobs: number;
   warmup: number;
-  concurrency: number;
   completed: number;
   failed: number;
   /** Distinct failure reasons ("E_CODE: message"), at most 5. */
@@ -41,6 +37,14 @@ export interface StreamStats {
   proofsPerSec: number;
   /** submit → completed, as the caller sees it */
   latencyMs: { p50: number; p99: number; mean: number; max: number };
+}
+
+export interface StreamStats extends RunCounts {
+  pinned: boolean;
+  backend: 'cpu' | 'cuda';
+  lanes: string[];
+  key: Pick<KeyInfo, 'curve' | 'domainSize' | 'nVars'>;
+  concurrency: number;
   /** Device time per proof: GPU kernel ms (device events) on GPUs, lane busy ms on the CPU core. */
   deviceMsPerProof: number;
   deviceTime: 'gpu-kernels' | 'lane-busy';

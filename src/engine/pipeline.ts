@@ -92,15 +92,19 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap
   const wtns = file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name);
   let wBuf: PooledBuffer | undefined, abBuf: PooledBuffer | undefined;
+  let witness: Uint8Array;
   try {
     checkWitnessMatchesKey(wtns.header, h, name);
     [wBuf, abBuf] = await pool.checkoutMany([h.nVars * 32, key.native.abBytes], `${name} buffers`, signal);
+    witness = await wtns.readWitnessAsync(wBuf.bytes);
   } catch (err) {
-    wtns.close();
+    abBuf?.release();
+    wBuf?.release();
     throw err;
+  } finally {
+    wtns.close();
   }
   try {
-    const witness = file ? await wtns.readWitnessAsync(wBuf!.bytes).finally(() => wtns.close()) : wtns.readWitness(wBuf!.bytes);
     const publicSignals = publicSignalsOf(witness, h.nPublic);
     stopped();
 
@@ -162,7 +166,6 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   } finally {
     abBuf!.release();
     wBuf!.release();
-    if (!file) wtns.close();
   }
 }
 

@@ -11,7 +11,7 @@ import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type Pro
 import type { Logger } from '../log.js';
 import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
-import { checkJobRequest, confineJobPaths, type JobSubmission, type ValidJob } from './request-check.js';
+import { checkJobRequest, confineJobPaths, confineKey, confineWasm, type JobSubmission, type ValidJob } from './request-check.js';
 import type { SpooledWitness } from './spool.js';
 import { jobFingerprint, type WitnessIntake } from './witness-intake.js';
 
@@ -94,17 +94,16 @@ export class JobService {
     return req;
   }
 
+  readonly #isKeyId = (key: string) => this.engine.listKeys().some((k) => k.id === key);
+
   #confine(job: ValidJob): Promise<ValidJob> {
-    return confineJobPaths(job, this.cfg, (key) => this.engine.listKeys().some((k) => k.id === key));
+    return confineJobPaths(job, this.cfg, this.#isKeyId);
   }
 
   /** A journaled job's key and wasm, confined again (their real paths replace them). */
   async #confineStored(s: StoredJob): Promise<void> {
-    const r = s.request;
-    const src = r?.inputs && r.wasm ? { kind: 'inputs' as const, inputs: r.inputs, wasm: r.wasm } : { kind: 'files' as const, paths: [] };
-    const v = await this.#confine({ key: s.key, source: src, partitions: s.partitions, priority: s.priority });
-    s.key = v.key;
-    if (r && v.source.kind === 'inputs') r.wasm = v.source.wasm;
+    s.key = await confineKey(s.key, this.cfg, this.#isKeyId);
+    if (s.request?.wasm) s.request.wasm = await confineWasm(s.request.wasm, this.cfg);
   }
 
   async #dedup(prior: StoredJob, fingerprint: string): Promise<{ job: JobInfo; deduplicated: boolean }> {

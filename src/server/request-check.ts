@@ -81,6 +81,11 @@ export async function confineKey(key: string, cfg: Pick<ServeConfig, 'keyDirs'>,
   return !isKeyId(key) && looksLikeKeyPath(key) ? (await checkConfined(key, cfg.keyDirs, 'key')).path : key;
 }
 
+/** A circuit wasm path, as its real path inside files.input_dirs. */
+export async function confineWasm(wasm: string, cfg: Pick<ServeConfig, 'inputDirs'>): Promise<string> {
+  return (await checkConfined(wasm, cfg.inputDirs, 'wasm')).path;
+}
+
 /**
  * The job with its key (when a path, not a loaded key id) and wasm replaced by their real paths,
  * each checked to be a regular file inside files.key_dirs / files.input_dirs; the engine then opens
@@ -89,6 +94,6 @@ export async function confineKey(key: string, cfg: Pick<ServeConfig, 'keyDirs'>,
 export async function confineJobPaths(job: ValidJob, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<ValidJob> {
   const out = { ...job };
   out.key = await confineKey(job.key, cfg, isKeyId);
-  if (job.source.kind === 'inputs') out.source = { ...job.source, wasm: (await checkConfined(job.source.wasm, cfg.inputDirs, 'wasm')).path };
+  if (job.source.kind === 'inputs') out.source = { ...job.source, wasm: await confineWasm(job.source.wasm, cfg) };
   return out;
 }

@@ -136,12 +136,14 @@ export class SpoolWriter {
       this.#prefix.push(chunk);
       this.#prefixBytes += chunk.length;
       if (this.#prefixBytes < WTNS_PREFIX_BYTES && this.#prefixBytes < this.announced) return;
-      const head = Buffer.concat(this.#prefix);
+      // one chunk (the usual case) is written as it is; several are joined into a buffer of our own
+      const single = this.#prefix.length === 1;
+      const head = single ? this.#prefix[0]! : Buffer.concat(this.#prefix);
       this.#prefix = [];
       this.#check(head);
       this.#thread = this.threads.pick();
       await this.#expect(this.threads.send(this.#thread, { op: 'open', id: this.id, path: this.#partial }));
-      return this.#append(head, true);
+      return this.#append(head, single ? this.ownsChunks : true);
     }
     return this.#append(chunk, this.ownsChunks);
   }

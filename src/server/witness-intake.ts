@@ -12,10 +12,8 @@ import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix } from 
 import { ZkeyFile } from '../formats/zkey.js';
 import type { ServeConfig } from './config.js';
 import { openConfined } from './file-access.js';
-import { confineKey, type ValidJob } from './request-check.js';
+import { confineKey, looksLikeKeyPath, type ValidJob } from './request-check.js';
 import type { KeyShape, SpooledWitness, WitnessSpool } from './spool.js';
-
-const looksLikePath = (key: string) => key.endsWith('.zkey') || key.includes('/');
 
 export class WitnessIntake {
   constructor(
@@ -28,7 +26,7 @@ export class WitnessIntake {
   async keyShape(key: string): Promise<KeyShape> {
     const loaded = this.engine.listKeys().find((k) => k.id === key || k.path === key);
     if (loaded) return { id: loaded.id, curve: loaded.curve, r: curveByName(loaded.curve)!.r, nVars: loaded.nVars };
-    if (!looksLikePath(key)) throw new InputError('E_NOT_FOUND', `unknown key "${key}": load it first (LoadKey) or pass the path of a .zkey file`);
+    if (!looksLikeKeyPath(key)) throw new InputError('E_NOT_FOUND', `unknown key "${key}": load it first (LoadKey) or pass the path of a .zkey file`);
     await stat(key).catch(() => {
       throw new InputError('E_NOT_FOUND', `${key}: no such proving key file`);
     });
