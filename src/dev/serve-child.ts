@@ -43,7 +43,9 @@ export async function startServeChild(opts: ServeChildOptions): Promise<ServeChi
   const args = ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--log-level', 'info', ...opts.engineArgs];
   if (OPTIONS.some((o) => o.flag === KEY_DIRS_FLAG)) args.push(`--${KEY_DIRS_FLAG}`, opts.keyDirs.join(','));
   const { execArgv, entry } = cuzkEntry();
-  const proc = spawn(process.execPath, [...execArgv, entry, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CUZK_LOG: 'warn' } });
+  // CUZK_PROF=<dir>: the daemon writes a V8 CPU profile there (node refuses --cpu-prof in NODE_OPTIONS)
+  const prof = process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : [];
+  const proc = spawn(process.execPath, [...prof, ...execArgv, entry, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CUZK_LOG: 'warn' } });
   const killOnExit = () => { // the bench exiting early must leave no daemon and no data dir behind
     proc.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });

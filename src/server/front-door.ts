@@ -6,7 +6,6 @@
 import type http from 'node:http';
 import type http2 from 'node:http2';
 import type net from 'node:net';
-import { Duplex } from 'node:stream';
 import type { ServeConfig } from './config.js';
 
 export type FrontDoorLimits = Pick<ServeConfig, 'headersTimeoutMs' | 'idleTimeoutMs' | 'maxConnections' | 'maxStreams'>;
@@ -69,27 +68,6 @@ export function superviseSession(session: http2.ServerHttp2Session, l: FrontDoor
   session.once('close', () => clearTimeout(timer));
 }
 
-// node's http2 reads a socket's native handle, so bytes already read from it (the sniffed chunk;
-// after unshift() the session fails with a protocol error) must come through a JS stream that replays them
-function replayStream(socket: net.Socket, first: Buffer): Duplex {
-  const d = new Duplex({
-    read: () => socket.resume(),
-    write: (chunk: Buffer, _enc, cb) => void socket.write(chunk, cb),
-    final: (cb) => socket.end(cb),
-    destroy: (err, cb) => {
-      socket.destroy(err ?? undefined);
-      cb(err);
-    },
-  });
-  d.push(first);
-  socket.on('data', (c: Buffer) => {
-    if (!d.push(c)) socket.pause();
-  });
-  socket.on('end', () => d.push(null));
-  socket.on('close', () => d.destroy());
-  return d;
-}
-
 /**
  * Makes `h1` (which listens) sniff each connection: HTTP/2 goes to `h2`, the rest to `h1` itself.
  * `h1` stays the listening server so that node tracks its connections (the headers deadline and
@@ -111,17 +89,18 @@ export function sniffConnections(h1: http.Server, h2: http2.Http2Server, l: Fron
       socket.off('timeout', drop);
       socket.off('end', drop);
       const n = Math.min(chunk.length, H2_PREFACE.length);
+      socket.unshift(chunk);
       if (chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) {
-        // Nagle on the real socket held each small WINDOW_UPDATE written through the replay stream
-        // for the peer's delayed ACK: a 32 MiB SubmitProof over gRPC took 12.7 s, 0.48 s with
-        // no-delay and the windows above (loopback, 2 cores, 2026-12; scripts/measure-submit.mjs)
-        socket.setNoDelay(true);
-        h2.emit('connection', replayStream(socket, chunk));
+        // The session takes the socket's native handle and first drains what unshift() put back
+        // (node >= 18). Resuming the socket here would race it for the handle's reads (GOAWAY
+        // PROTOCOL_ERROR). Before, the bytes went through a JS Duplex replaying the socket: a 32 MiB
+        // SubmitProof over gRPC at 41-61 MB/s per client, most of the daemon's event loop in that
+        // stream; on the native handle nghttp2 reads in C++ (scripts/measure-submit.mjs).
+        h2.emit('connection', socket);
       } else {
-        socket.unshift(chunk);
         serveH1.call(h1, socket);
+        socket.resume();
       }
-      socket.resume();
     });
   });
 }
