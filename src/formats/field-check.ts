@@ -30,6 +30,8 @@ export function dataViewOf(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+const littleEndianHost = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /**
  * Index of the first of `count` values (`n8` bytes each, `stride` apart, starting at `start`) that is not
  * below `modulus`, or -1 when all are.
@@ -44,6 +46,22 @@ export function firstNotBelow(
 ): number {
   const below = makeBelowCheck(modulus, n8);
   const view = dataViewOf(bytes);
+  const at = bytes.byteOffset + start;
+  if (littleEndianHost && at % 4 === 0 && stride % 4 === 0 && count > 0) {
+    // Aligned words on a little-endian host: read each value's top word straight from a Uint32Array
+    // and call the full check only on a tie (a witness of 2^20 values: ~1 ms instead of ~8 ms through
+    // DataView calls, on the daemon's event loop for every job).
+    const words = new Uint32Array(bytes.buffer, at, ((count - 1) * stride + n8) / 4);
+    const top = n8 / 4 - 1;
+    const step = stride / 4;
+    const mTop = Number((modulus >> BigInt(32 * top)) & 0xffffffffn);
+    for (let i = 0, w = top; i < count; i++, w += step) {
+      const v = words[w]!;
+      if (v < mTop) continue;
+      if (v > mTop || !below(view, start + i * stride)) return i;
+    }
+    return -1;
+  }
   for (let i = 0, o = start; i < count; i++, o += stride) if (!below(view, o)) return i;
   return -1;
 }

@@ -5,7 +5,7 @@
 import { FormatError, InputError } from '../errors.js';
 import { BinFile, encodeBinFile, writeBinFile, type SectionInput } from './binfile.js';
 import { curveByName, curveByR, describePrime, type CurveName } from './curves.js';
-import { dataViewOf, firstNotBelow, makeBelowCheck } from './field-check.js';
+import { dataViewOf, firstNotBelow } from './field-check.js';
 import { bigintToLe } from './lem.js';
 import { SectionCursor } from './section-cursor.js';
 import type { ZkeyHeader } from './zkey.js';
@@ -45,11 +45,8 @@ export function validateWitness(h: WtnsHeader, values: Uint8Array, where = `${h.
   if (values.length !== h.nWitness * h.n8) {
     throw new InputError('E_INVALID_ARG', `${where}: expected ${h.nWitness * h.n8} bytes of values, got ${values.length}`);
   }
-  const below = makeBelowCheck(h.prime, h.n8);
-  const view = dataViewOf(values);
-  for (let i = 0, o = 0; i < h.nWitness; i++, o += h.n8) {
-    if (!below(view, o)) throw new FormatError(`${where}: value ${i} is not below the scalar field prime r`);
-  }
+  const bad = firstNotBelow(values, h.prime, h.n8, h.nWitness);
+  if (bad >= 0) throw new FormatError(`${where}: value ${bad} is not below the scalar field prime r`);
 }
 
 export class WtnsFile {

@@ -102,4 +102,33 @@ describe('field-check', () => {
     assert.equal(firstNotBelow(values, r, 32, 3), -1);
     assert.throws(() => makeBelowCheck(r, 30), RangeError);
   });
+
+  it('firstNotBelow agrees with a BigInt reference on aligned and unaligned layouts, strides and ties', () => {
+    let seed = 12345;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0);
+    for (const curve of [BN128, BLS12381]) {
+      const r = curve.r;
+      const top = r >> 224n;
+      // values that tie on the top word (and on all but the lowest), both sides of r, and random ones
+      const special = [0n, 1n, r - 1n, r, r + 1n, (1n << 256n) - 1n, top << 224n, ((top + 1n) << 224n) - 1n, r - (r & 0xffffffffn), r + (1n << 100n)];
+      for (const [offset, stride] of [[0, 32], [4, 32], [1, 32], [0, 40], [3, 36], [2, 34]] as const) {
+        for (let trial = 0; trial < 40; trial++) {
+          const count = 1 + (rnd() % 12);
+          const bytes = new Uint8Array(offset + count * stride + 8).map(() => rnd() & 0xff);
+          const values: bigint[] = [];
+          for (let i = 0; i < count; i++) {
+            const pick = rnd() % 3;
+            let v = pick === 0 ? special[rnd() % special.length]! : pick === 1 ? (BigInt(rnd()) << 224n) | BigInt(rnd()) : r - 1n - BigInt(rnd());
+            if (trial % 2 === 0 && v >= r) v %= r; // half the trials: all below, so the end is reached
+            bigintToLe(v, 32, bytes, offset + i * stride);
+            values.push(v);
+          }
+          const expected = values.findIndex((v) => v >= r);
+          const view = bytes.subarray(offset % 4); // an unaligned byteOffset for odd offsets
+          assert.equal(firstNotBelow(view, r, 32, count, stride, offset - (offset % 4)), expected, `${curve.name} offset ${offset} stride ${stride} trial ${trial}`);
+          for (let i = 0; i < count; i++) assert.equal(leToBigint(bytes, offset + i * stride, 32), values[i]);
+        }
+      }
+    }
+  });
 });
