@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 
 export type SpoolOp =
   | { seq: number; op: 'open'; id: string; path: string }
-  | { seq: number; op: 'write'; id: string; bytes: Uint8Array }
+  | { seq: number; op: 'write'; id: string; bytes: Uint8Array; recycle?: boolean }
   | { seq: number; op: 'finish'; id: string; final: string }
   | { seq: number; op: 'abort'; id: string; path: string };
 
@@ -15,6 +15,8 @@ export interface SpoolReply {
   seq: number;
   sha256?: string;
   error?: { code?: string; message: string };
+  /** A write's buffer moved back, empty, for the next batch (when the write asked to recycle it). */
+  recycled?: Uint8Array;
 }
 
 const files = new Map<string, { fd: number; hash: Hash }>();
@@ -59,5 +61,8 @@ parentPort?.on('message', (m: SpoolOp) => {
   } catch (err) {
     reply = { seq: m.seq, error: { code: (err as NodeJS.ErrnoException).code, message: (err as Error).message } };
   }
-  parentPort!.postMessage(reply);
+  if (m.op === 'write' && m.recycle && m.bytes.buffer instanceof ArrayBuffer) {
+    reply.recycled = m.bytes;
+    parentPort!.postMessage(reply, [m.bytes.buffer]);
+  } else parentPort!.postMessage(reply);
 });

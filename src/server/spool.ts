@@ -49,22 +49,31 @@ const PARTIAL = '.partial'; // spool-worker.ts renames <final>.partial to <final
 /** Threads hashing and writing spool files: two keep up with 15 witnesses of 32 MiB a second. */
 const SPOOL_THREADS = 2;
 
+/** Small chunks (a socket's 64 KiB reads) are gathered into buffers of this size, moved to a spool
+ * thread and moved back empty: one postMessage per MiB, no structured-clone copy per chunk. */
+const BATCH_BYTES = 1 << 20;
+/** Empty batch buffers kept for reuse (warm pages, no allocation per MiB); more are left to the GC. */
+const BATCH_POOL_MAX = 16;
+
 /** Threads that hash and write spool files (spool-worker.ts); each writer keeps to one of them. */
 class SpoolThreads {
   readonly #threads: { worker: Worker; pending: Map<number, { resolve: (r: SpoolReply) => void }> }[] = [];
+  readonly #batches: Uint8Array[] = [];
   #seq = 0;
   #next = 0;
 
   constructor(private readonly count: number) {}
 
-  /** A thread for one file, round robin (started on first use; unref'd: they never keep the process up). */
+  /** A thread for one file, round robin (started on first use; only an operation in flight keeps the process up). */
   pick(): number {
     if (this.#threads.length < this.count) {
       const worker = startModuleWorker(import.meta.url, 'spool-worker');
       const t = { worker, pending: new Map<number, { resolve: (r: SpoolReply) => void }>() };
       worker.on('message', (r: SpoolReply) => {
+        if (r.recycled) this.#recycle(r.recycled);
         t.pending.get(r.seq)?.resolve(r);
         t.pending.delete(r.seq);
+        if (t.pending.size === 0) worker.unref();
       });
       worker.on('error', (err) => {
         for (const p of t.pending.values()) p.resolve({ seq: -1, error: { message: `spool thread failed: ${err.message}` } });
@@ -76,11 +85,21 @@ class SpoolThreads {
     return this.#next++ % this.#threads.length;
   }
 
-  /** Posts one operation (the bytes are copied to the thread) and resolves with its answer. */
+  /** An empty batch buffer of BATCH_BYTES. */
+  batch(): Uint8Array {
+    return this.#batches.pop() ?? new Uint8Array(BATCH_BYTES);
+  }
+
+  #recycle(b: Uint8Array): void {
+    if (b.buffer.byteLength === BATCH_BYTES && this.#batches.length < BATCH_POOL_MAX) this.#batches.push(new Uint8Array(b.buffer));
+  }
+
+  /** Posts one operation (bytes not in `transfer` are copied to the thread) and resolves with its answer. */
   send(thread: number, op: DistributiveOmit<SpoolOp, 'seq'>, transfer: ArrayBuffer[] = []): Promise<SpoolReply> {
     const t = this.#threads[thread]!;
     const seq = ++this.#seq;
     return new Promise((resolve) => {
+      if (t.pending.size === 0) t.worker.ref(); // an operation in flight keeps the process up
       t.pending.set(seq, { resolve });
       t.worker.postMessage({ ...op, seq }, transfer);
     });
@@ -108,6 +127,9 @@ export class SpoolWriter {
   #total = -1;
   #header: WtnsHeader | undefined;
   readonly #inFlight: { bytes: number; reply: Promise<SpoolReply> }[] = [];
+  /** Chunks not moved as they are are copied here, then the batch is moved to the thread when full. */
+  #batch: Uint8Array | undefined;
+  #batchLen = 0;
   #inFlightBytes = 0;
   readonly #partial: string;
   readonly #final: string;
@@ -169,8 +191,31 @@ export class SpoolWriter {
   async #append(bytes: Uint8Array, give: boolean): Promise<void> {
     if (this.#written + bytes.length > this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: more than the ${this.#total} bytes announced`);
     this.#written += bytes.length;
-    const transfer = give && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
-    this.#inFlight.push({ bytes: bytes.length, reply: this.threads.send(this.#thread, { op: 'write', id: this.id, bytes }, transfer) });
+    // a big buffer of our own (a gRPC message) is moved as it is; anything else is copied into a batch
+    if (give && this.#batchLen === 0 && bytes.length >= BATCH_BYTES / 2 && bytes.buffer instanceof ArrayBuffer) {
+      return this.#post(bytes, [bytes.buffer], false);
+    }
+    for (let o = 0; o < bytes.length; ) {
+      this.#batch ??= this.threads.batch();
+      const n = Math.min(bytes.length - o, BATCH_BYTES - this.#batchLen);
+      this.#batch.set(bytes.subarray(o, o + n), this.#batchLen);
+      this.#batchLen += n;
+      o += n;
+      if (this.#batchLen === BATCH_BYTES) await this.#flush();
+    }
+  }
+
+  async #flush(): Promise<void> {
+    const b = this.#batch;
+    if (!b || this.#batchLen === 0) return;
+    const bytes = b.subarray(0, this.#batchLen);
+    this.#batch = undefined;
+    this.#batchLen = 0;
+    await this.#post(bytes, [b.buffer as ArrayBuffer], true);
+  }
+
+  async #post(bytes: Uint8Array, transfer: ArrayBuffer[], recycle: boolean): Promise<void> {
+    this.#inFlight.push({ bytes: bytes.length, reply: this.threads.send(this.#thread, { op: 'write', id: this.id, bytes, recycle }, transfer) });
     this.#inFlightBytes += bytes.length;
     // back-pressure: the network waits for the disk, not memory for both
     while (this.#inFlightBytes > IN_FLIGHT_BYTES) await this.#settleOne();
@@ -186,6 +231,7 @@ export class SpoolWriter {
   async finish(): Promise<SpooledWitness> {
     if (this.#header === undefined) this.#check(Buffer.concat(this.#prefix)); // fails: too short
     if (this.#written !== this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: ended after ${this.#written} of ${this.#total} bytes`);
+    await this.#flush();
     while (this.#inFlight.length > 0) await this.#settleOne();
     const r = await this.#expect(this.threads.send(this.#thread, { op: 'finish', id: this.id, final: this.#final }));
     this.#thread = -1;
@@ -194,6 +240,8 @@ export class SpoolWriter {
 
   /** Removes whatever was written (a refused or broken upload keeps nothing). */
   async abort(): Promise<void> {
+    this.#batch = undefined; // never posted: nothing of it reaches the file
+    this.#batchLen = 0;
     await Promise.allSettled(this.#inFlight.map((w) => w.reply));
     this.#inFlight.length = 0;
     if (this.#thread >= 0) await this.threads.send(this.#thread, { op: 'abort', id: this.id, path: this.#partial });
