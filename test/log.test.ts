@@ -63,9 +63,9 @@ describe('log', () => {
       assert.equal(job.state, 'completed', job.error?.message);
       const msgs = lines.map((l) => l.msg);
       assert.match(String(msgs[0]), /^cuzk backend: /, 'the loader line (first use of the core in this process)');
-      for (const m of ['engine started', 'key loaded', 'job completed']) assert.ok(msgs.includes(m), `"${m}" in ${JSON.stringify(msgs)}`);
-      assert.ok(!msgs.includes('job queued'), 'a debug line at info');
-      assert.equal(lines.find((l) => l.msg === 'job completed')!.jobId, job.id);
+      for (const m of ['engine started', 'key loaded']) assert.ok(msgs.includes(m), `"${m}" in ${JSON.stringify(msgs)}`);
+      // per-job lines are debug (the daemon logs a job's end once it is journaled)
+      for (const m of ['job queued', 'job completed']) assert.ok(!msgs.includes(m), `the debug line "${m}" at info`);
     } finally {
       await e.close();
     }

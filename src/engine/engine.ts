@@ -333,7 +333,8 @@ export class Engine implements ProvingEngine {
     this.#totals[state]++;
     if (state === 'completed') this.#totals.proofs += job.partitions;
     this.#metrics.jobEnded(state, job.partitions);
-    this.#p.log.info({ jobId: job.id, ...(error ? { error: error.message } : {}), ms: (job.finishedAt ?? 0) - job.submittedAt }, `job ${state}`);
+    // debug: the embedder reports ends (the daemon at info once the result is journaled), one line per job
+    this.#p.log.debug({ jobId: job.id, ...(error ? { error: error.message } : {}), ms: (job.finishedAt ?? 0) - job.submittedAt }, `job ${state}`);
     this.#finished.push(job.id);
     while (this.#finished.length > FINISHED_KEPT) {
       const old = this.#jobs.get(this.#finished.shift()!);
