@@ -21,6 +21,9 @@ const H1_CLOSE_DELAY_MS = 500;
 const nodeHeaders = (h: Headers) => Object.fromEntries(h.entries());
 
 export function answerEarly(req: Req, res: Res, err: ConnectError): void {
+  // a client that reset its stream or closed its connection has nobody left to answer (answering
+  // a closed HTTP/2 stream throws, and that throw took the daemon down)
+  if (res.destroyed || ('stream' in res && (res.stream.closed || res.stream.destroyed))) return;
   const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim();
   const h = new Headers();
   let status: number;

@@ -17,6 +17,7 @@ import { h1Options, h2Options, limitServer, sniffConnections, superviseSession }
 import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
 import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.js';
+import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
 
 export interface HttpHooks {
@@ -115,6 +116,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     const upload = req.method === 'POST' && (req.url ?? '').split('?')[0] === WITNESS_UPLOAD_PATH;
     if (c.cfg.token && (upload || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
     if (upload) return void witnessUpload(c, req, res);
+    if (isGrpcUpload(req)) return void grpcWitnessUpload(c, req, res);
     rpc(req, res);
   };
   if (c.cfg.tlsCert) return tlsListener(c, handler, sockets);

@@ -39,6 +39,11 @@ export function toConnectError(err: unknown, jobId?: string): ConnectError {
   return new ConnectError(`${e.code}: ${e.message}`, STATUS_MAP[e.code].grpc, { 'cuzk-error-code': e.code }, [{ desc: ErrorDetailSchema, value: detail }]);
 }
 
+/** The one wording of a message over limits.max_message_bytes. */
+export function messageTooLarge(size: string | number | null | undefined, maxMessageBytes: number): string {
+  return `message too large: ${size ? `${size} bytes, ` : ''}more than limits.max_message_bytes ${maxMessageBytes} (send less, or raise the limit on the daemon)`;
+}
+
 /**
  * Connect-RPC raises some errors itself, before any handler runs, with its own wording and codes:
  * an undecodable binary message is INTERNAL ("parse binary: ..."), a message over the limit names
@@ -55,8 +60,7 @@ export function recodeProtocolErrors(ctx: Pick<HandlerContext, 'signal' | 'metho
     if (err.code === Code.Internal && err.rawMessage.startsWith('parse binary: ')) {
       message = `request is not a valid protobuf message (${err.rawMessage.slice('parse binary: '.length)})`;
     } else if (err.code === Code.ResourceExhausted && /readMaxBytes/.test(err.rawMessage)) {
-      const size = /message size (\d+)/.exec(err.rawMessage)?.[1] ?? ctx.requestHeader.get('content-length');
-      message = `message too large: ${size ? `${size} bytes, ` : ''}more than limits.max_message_bytes ${maxMessageBytes} (send less, or raise the limit on the daemon)`;
+      message = messageTooLarge(/message size (\d+)/.exec(err.rawMessage)?.[1] ?? ctx.requestHeader.get('content-length'), maxMessageBytes);
     } else if (err.code === Code.InvalidArgument && /^cannot decode /.test(err.rawMessage)) {
       message = enumMessage(ctx.method.input, err.rawMessage) ?? err.rawMessage;
     }

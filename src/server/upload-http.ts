@@ -11,14 +11,14 @@ import type { RouteContext } from './routes.js';
 import { toConnectError } from './status-map.js';
 
 type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
-type Req = Parameters<NodeHandlerFn>[0];
-type Res = Parameters<NodeHandlerFn>[1];
+export type Req = Parameters<NodeHandlerFn>[0];
+export type Res = Parameters<NodeHandlerFn>[1];
 
 export const WITNESS_UPLOAD_PATH = '/v1/witnesses';
 
 /** The body's chunks, without handing the stream to for-await: a refusal mid-body must leave the
  * request open so that answerEarly can still answer it (for-await's return() would destroy it). */
-async function* bodyChunks(req: Req): AsyncGenerator<Uint8Array> {
+export async function* bodyChunks(req: Req): AsyncGenerator<Uint8Array> {
   const it = (req as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
 }

@@ -81,20 +81,41 @@ export class WitnessIntake {
 
   /** Receives one uploaded witness chunk by chunk; resolves with its id once stored. */
   async upload(keyName: string, size: number, chunks: AsyncIterable<Uint8Array>, where: string, ownsChunks = false): Promise<{ id: string; file: SpooledWitness }> {
+    const sink = await this.begin(keyName, size, where, ownsChunks);
+    try {
+      for await (const c of chunks) await sink.write(c);
+      return await sink.finish();
+    } catch (err) {
+      await sink.abort();
+      throw err;
+    }
+  }
+
+  /** An upload pushed chunk by chunk (a reader that parses its own framing: upload-grpc.ts). The
+   * key and size are checked first; the caller ends it with finish() or abort(). */
+  async begin(keyName: string, size: number, where: string, ownsChunks = false): Promise<UploadSink> {
     if (!keyName) throw new InputError('E_INVALID_ARG', `${where}: the key is required (the first chunk's key, or ?key=)`);
     if (!Number.isSafeInteger(size) || size <= 0) throw new InputError('E_INVALID_ARG', `${where}: the witness size is required (the first chunk's size, or Content-Length)`);
     if (size > this.cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `${where}: ${size} bytes is more than limits.max_job_bytes ${this.cfg.maxJobBytes}`);
     const key = await this.keyShape(await confineKey(keyName, this.cfg, (k) => this.engine.listKeys().some((x) => x.id === k)));
     const w = this.spool.writer(key, size, where, ownsChunks);
-    try {
-      for await (const c of chunks) await w.write(c);
-      const file = await w.finish();
-      return { id: this.spool.register(w, file), file };
-    } catch (err) {
-      await w.abort();
-      throw err;
-    }
+    return {
+      write: (c) => w.write(c),
+      finish: async () => {
+        const file = await w.finish();
+        return { id: this.spool.register(w, file), file };
+      },
+      abort: () => w.abort(),
+    };
   }
+}
+
+export interface UploadSink {
+  write(chunk: Uint8Array): Promise<void>;
+  /** Stored (fsynced): the upload's id and file. */
+  finish(): Promise<{ id: string; file: SpooledWitness }>;
+  /** Removes whatever was written. */
+  abort(): Promise<void>;
 }
 
 /** What a job asks for, for request ids: the key, each witness's hash (or file identity), the inputs. */
