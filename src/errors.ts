@@ -85,3 +85,55 @@ export function errorForCode(code: ErrorCode, message: string, opts: CuzkErrorOp
       return new CuzkError(code, message, opts);
   }
 }
+
+/** An error as it crosses a worker thread: structured cloning keeps neither the class nor `code`. */
+export interface WireError {
+  /** A class of this file, or 'Error' for anything else (its `name` kept in `name`). */
+  kind: string;
+  name: string;
+  message: string;
+  code?: string;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+  stack?: string;
+  cause?: WireError;
+}
+
+const CLASSES: Record<string, new (code: ErrorCode, message: string, opts: CuzkErrorOptions) => CuzkError> = {
+  CuzkError,
+  InputError,
+  ResourceError,
+  DeviceError,
+  ProofError,
+  InternalError,
+};
+
+export function errorToWire(err: unknown, depth = 0): WireError {
+  if (!(err instanceof Error)) return { kind: 'Error', name: 'Error', message: String(err) };
+  const w: WireError = { kind: 'Error', name: err.name, message: err.message, stack: err.stack };
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') w.code = code;
+  if (err instanceof CuzkError) {
+    w.kind = err instanceof FormatError ? 'FormatError' : (Object.keys(CLASSES).find((k) => err.constructor === CLASSES[k]) ?? 'CuzkError');
+    w.retryable = err.retryable;
+    if (err.details) w.details = err.details;
+  }
+  if (err.cause !== undefined && depth < 4) w.cause = errorToWire(err.cause, depth + 1);
+  return w;
+}
+
+/** The error `errorToWire` described, of the same class with the same code, message and retryable flag. */
+export function errorFromWire(w: WireError): Error {
+  const opts: CuzkErrorOptions = { retryable: w.retryable, details: w.details, cause: w.cause && errorFromWire(w.cause) };
+  const known = (ERROR_CODES as readonly string[]).includes(w.code ?? '') ? (w.code as ErrorCode) : undefined;
+  let err: Error;
+  if (w.kind === 'FormatError') err = new FormatError(w.message, opts);
+  else if (known && CLASSES[w.kind]) err = new CLASSES[w.kind]!(known, w.message, opts);
+  else {
+    err = new Error(w.message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    err.name = w.name;
+    if (w.code !== undefined) Object.assign(err, { code: w.code });
+  }
+  if (w.stack) err.stack = w.stack;
+  return err;
+}

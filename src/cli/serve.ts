@@ -6,7 +6,7 @@ import { log, setLogLevel } from '../log.js';
 import { checkExposure, parseListen } from '../server/auth.js';
 import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
 import { Daemon } from '../server/daemon.js';
-import { SqliteJobStore } from '../server/sqlite-store.js';
+import { openJournalThread } from '../server/journal-thread.js';
 import { startEngine } from '../server/start-engine.js';
 import type { CliContext } from './output.js';
 import { findProjectRoot } from './root.js';
@@ -28,7 +28,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   setLogLevel(cfg.logLevel); // the one level: daemon, engine and native loader log through `log`
   if (exposure) log.warn(exposure);
   const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-  const store = new SqliteJobStore(journalPath(cfg));
+  const store = await openJournalThread(journalPath(cfg)); // its commits wait on their own thread, not the event loop
   const engine = await startEngine({ ...toEngineConfig(cfg), logger: log });
   const daemon = new Daemon({ cfg, engine, store, log, version });
   try {

@@ -2,9 +2,10 @@
 // job survives a power cut, not only a crash), opened and locked by journal-open.ts. A job's
 // witnesses are spool files (spool.ts): a row keeps their paths, sizes and hashes as JSON, never the
 // bytes; inputs are kept until the job ends, and secure_delete zeroes what is freed. Results are the
-// terminal JobInfo as JSON. Calls are synchronous underneath (rows are small), wrapped in promises; a
-// fault of the file (disk full, read-only, corrupt) fails the call with E_UNAVAILABLE naming the
-// journal, and the store is not ready until a write succeeds again.
+// terminal JobInfo as JSON. Calls are synchronous underneath, wrapped in promises, and each commit
+// waits for its fsync: the daemon runs this store on a thread of its own (journal-thread.ts), not on
+// its event loop. A fault of the file (disk full, read-only, corrupt) fails the call with
+// E_UNAVAILABLE naming the journal, and the store is not ready until a write succeeds again.
 import Database from 'better-sqlite3';
 import { CuzkError } from '../errors.js';
 import type { JobInfo, JobState, Priority } from '../engine/api.js';
