@@ -4,12 +4,13 @@
 import net from 'node:net';
 import { create } from '@bufbuild/protobuf';
 import { createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
-import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import type { JobEvent, JobInfo, JobRequest, KeyInfo } from '../engine/api.js';
 import { ProvingService, SubmitProofRequestSchema, type SubmitProofRequest } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { priorityToProto } from '../rpc/enums.js';
 import { errorFromRpc, eventFromProto, jobFromProto, keyFromProto, statusFromProto, type DaemonStatus } from './convert.js';
-import { INLINE_MAX_BYTES, UPLOAD_CHUNK_BYTES, uploadOverGrpc, uploadOverHttp, type HttpTarget } from './upload.js';
+import { uploadOverGrpc } from './grpc-upload.js';
+import { INLINE_MAX_BYTES, UPLOAD_CHUNK_BYTES, uploadOverHttp, type HttpTarget } from './upload.js';
 
 export interface CuzkClientOptions {
   /** "host:port", "http://host:port", or "unix:/path/to.sock". Default "127.0.0.1:9820". */
@@ -37,10 +38,13 @@ export type SubmitRequest = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
 export class CuzkClient {
   readonly address: string;
   readonly #rpc: Client<typeof ProvingService>;
-  readonly #protocol: 'grpc' | 'connect';
   readonly #inlineMax: number;
   readonly #chunk: number;
   readonly #http: HttpTarget;
+  readonly #token: string | undefined;
+  readonly #limit: number;
+  /** gRPC: the one HTTP/2 connection, opened at the first call; uploads write to it directly. */
+  readonly #session: Http2SessionManager | undefined;
 
   constructor(opts: CuzkClientOptions = {}) {
     this.address = opts.address ?? '127.0.0.1:9820';
@@ -55,17 +59,25 @@ export class CuzkClient {
     const baseUrl = unix ? `${scheme}://localhost` : /^https?:\/\//.test(this.address) ? this.address : `${scheme}://${this.address}`;
     const common = { baseUrl, interceptors: [auth], readMaxBytes: limit, writeMaxBytes: limit };
     const tls = opts.tls ? { ca: pem(opts.tls.ca), cert: pem(opts.tls.cert), key: pem(opts.tls.key) } : {};
-    this.#protocol = opts.protocol ?? 'grpc';
     this.#inlineMax = opts.inlineWitnessBytes ?? INLINE_MAX_BYTES;
     this.#chunk = Math.max(4096, Math.min(UPLOAD_CHUNK_BYTES, limit - 1024));
     this.#http = { baseUrl, socketPath: unix, token, tls };
+    this.#token = token;
+    this.#limit = limit;
     let transport: Transport;
     if (opts.protocol === 'connect') {
       transport = createConnectTransport({ ...common, httpVersion: '1.1', useBinaryFormat: true, nodeOptions: unix ? { socketPath: unix, ...tls } : tls });
     } else {
-      transport = createGrpcTransport({ ...common, nodeOptions: unix ? { createConnection: () => net.connect(unix), ...tls } : tls });
+      this.#session = new Http2SessionManager(baseUrl, undefined, unix ? { createConnection: () => net.connect(unix), ...tls } : tls);
+      transport = createGrpcTransport({ ...common, sessionManager: this.#session });
     }
     this.#rpc = createClient(ProvingService, transport);
+  }
+
+  /** Witness id of `w`, streamed in the client's protocol. */
+  async #upload(key: string, w: Uint8Array): Promise<string> {
+    if (!this.#session) return uploadOverHttp(this.#http, key, w);
+    return (await uploadOverGrpc({ session: this.#session, token: this.#token, readMaxBytes: this.#limit }, key, w, this.#chunk)).witnessId;
   }
 
   async #call<T>(fn: () => Promise<T>): Promise<T> {
@@ -82,7 +94,7 @@ export class CuzkClient {
     const upload = ws.some((w) => w.length > this.#inlineMax);
     const witnessIds: string[] = [...(req.witnessIds ?? [])];
     if (upload) {
-      for (const w of ws) witnessIds.push(this.#protocol === 'grpc' ? await uploadOverGrpc(this.#rpc, req.key, w, this.#chunk) : await uploadOverHttp(this.#http, req.key, w));
+      for (const w of ws) witnessIds.push(await this.#upload(req.key, w));
     }
     return create(SubmitProofRequestSchema, {
       key: req.key,
@@ -100,7 +112,7 @@ export class CuzkClient {
   /** Streams one .wtns image to the daemon for a later submit({ witnessIds }); it is checked
    * against `key` from its header and kept for the daemon's limits.upload_ttl_s. */
   uploadWitness(key: string, wtns: Uint8Array): Promise<string> {
-    return this.#call(() => (this.#protocol === 'grpc' ? uploadOverGrpc(this.#rpc, key, wtns, this.#chunk) : uploadOverHttp(this.#http, key, wtns)));
+    return this.#call(() => this.#upload(key, wtns));
   }
 
   /** Queues a job (journaled on the daemon before this resolves). Throws E_OVERLOADED when the queue is full. */
@@ -155,6 +167,12 @@ export class CuzkClient {
 
   listKeys(): Promise<KeyInfo[]> {
     return this.#call(async () => (await this.#rpc.listKeys({})).keys.map(keyFromProto));
+  }
+
+  /** Closes the client's HTTP/2 connection (gRPC; calls in flight fail). Idle, it does not keep the
+   * process alive, and a later call opens a new one. */
+  close(): void {
+    this.#session?.abort();
   }
 
   /** The job's progress events, ending with its terminal state. */

@@ -1,25 +1,15 @@
 // Witness uploads for CuzkClient: a witness larger than INLINE_MAX_BYTES is streamed to the daemon
 // before the SubmitProof that names it, never sent as one giant message. Over gRPC it is the
-// client-streaming UploadWitness in UPLOAD_CHUNK_BYTES chunks; over Connect (HTTP/1.1, which cannot
-// stream a request) it is POST /v1/witnesses with the raw bytes. Both answer a witness id.
+// client-streaming UploadWitness in UPLOAD_CHUNK_BYTES chunks (grpc-upload.ts); over Connect
+// (HTTP/1.1, which cannot stream a request) it is POST /v1/witnesses with the raw bytes, here.
+// Both answer a witness id.
 import http from 'node:http';
 import https from 'node:https';
-import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import type { ProvingService } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
+import { Code, ConnectError } from '@connectrpc/connect';
 
 export const UPLOAD_CHUNK_BYTES = 1 << 20;
 /** Smaller witnesses go inline in SubmitProof (one round trip); the daemon spools them the same way. */
 export const INLINE_MAX_BYTES = 256 << 10;
-
-export async function uploadOverGrpc(rpc: Client<typeof ProvingService>, key: string, w: Uint8Array, chunkBytes = UPLOAD_CHUNK_BYTES): Promise<string> {
-  async function* chunks() {
-    for (let o = 0; o < w.length; o += chunkBytes) {
-      const data = w.subarray(o, Math.min(w.length, o + chunkBytes));
-      yield o === 0 ? { key, size: BigInt(w.length), data } : { data };
-    }
-  }
-  return (await rpc.uploadWitness(chunks())).witnessId;
-}
 
 export interface HttpTarget {
   baseUrl: string;
