@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchDaemon, checkRemote, compareRows, compareTable } from '../src/dev/bench-daemon.js';
+import { benchDaemon, checkRemote, compareRows, compareTable, daemonTracePath } from '../src/dev/bench-daemon.js';
 import { benchEngine, benchRows, type BenchResult } from '../src/engine/bench-stream.js';
 import type { CurveName } from '../src/formats/curves.js';
 import { setLogLevel } from '../src/log.js';
@@ -126,6 +126,7 @@ async function benchRemoteMode(r: BenchResult, m: RemoteMode): Promise<void> {
   const d = await benchDaemon({
     remote: m.remote, zkey: m.zkey, witness: new Uint8Array(readFileSync(m.wtns)), jobs: r.run.jobs, warmup: r.run.warmup, clients,
     engine: { backend: m.backend, threads: m.threads }, token: optFlag('token'), uploadKey: process.argv.includes('--upload-key'), onProgress,
+    tracePath: optFlag('trace') === undefined ? undefined : daemonTracePath(optFlag('trace')!),
   });
   const rows = compareRows(r.run, d);
   const [head, ...body] = compareTable(rows);

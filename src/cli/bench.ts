@@ -6,7 +6,7 @@ import { InputError } from '../errors.js';
 import { setLogLevel } from '../log.js';
 import { curveByName, type CurveName } from '../formats/curves.js';
 import { benchFixture } from '../dev/bench-fixture.js';
-import { benchDaemon, checkRemote, compareRows, compareTable } from '../dev/bench-daemon.js';
+import { benchDaemon, checkRemote, compareRows, compareTable, daemonTracePath } from '../dev/bench-daemon.js';
 import { benchEngine, benchRows, offTracePath, type BenchResult } from '../engine/bench-stream.js';
 import { note, printResult, progress, type CliContext } from './output.js';
 
@@ -33,7 +33,8 @@ Options: --jobs N            measured jobs (default 20)
                              pinned pool short), then the pool counts as warm
          --concurrency C     jobs kept in flight (default 2 x the engine's running slots = 4 per device)
          --compare pinned:off  run the same stream again with pageable buffers and print the ratios
-         --trace out.json    Chrome/Perfetto trace of the run (pinned-off run: out-pinned-off.json)
+         --trace out.json    Chrome/Perfetto trace of the run (pinned-off run: out-pinned-off.json;
+                             --remote self: the daemon's, both protocols, out-daemon.json)
          --backend cpu|cuda|auto   (default auto)
          --threads N         CPU threads (default: all cores)
          --remote self|host:port   also run the stream through a daemon (see above)
@@ -131,7 +132,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     config: { backend, threads },
     onProgress: progress(ctx),
   });
-  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads }, r);
+  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
   const failed = r.run.failed + (r.off?.failed ?? 0);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
     headline(zkey, r),
@@ -151,6 +152,8 @@ const headline = (zkey: string, r: BenchResult) =>
   `cuzk bench: ${zkey} (${r.run.key.curve}, domain 2^${Math.log2(r.run.key.domainSize)}, ${r.run.key.nVars} wires), ${r.run.backend} backend on ${r.run.lanes.join(', ')}`;
 
 interface RemoteRun {
+  /** The in-process run's --trace file; the daemon child's trace goes beside it (daemonTracePath). */
+  tracePath?: string;
   zkey: string;
   wtns: string;
   witness: Uint8Array;
@@ -167,6 +170,7 @@ async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Prom
   const daemon = await benchDaemon({
     remote: o.remote, zkey: o.zkey, witness: o.witness, jobs: r.run.jobs, warmup: r.run.warmup, clients: o.clients,
     engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx),
+    tracePath: o.tracePath === undefined ? undefined : daemonTracePath(o.tracePath),
   });
   const compare = compareRows(r.run, daemon);
   const ok = compare.every((c) => c.allVerified);

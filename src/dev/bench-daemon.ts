@@ -32,7 +32,14 @@ export interface DaemonBenchOptions {
   token?: string;
   /** Send the .zkey bytes (LoadKey zkey) instead of its path (LoadKey path, valid on the daemon's machine). */
   uploadKey?: boolean;
+  /** 'self' only: the daemon child writes its Perfetto trace (both protocols' runs) here on shutdown. */
+  tracePath?: string;
   onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+/** Where the daemon child's trace goes beside the in-process run's `--trace` file. */
+export function daemonTracePath(p: string): string {
+  return p.endsWith('.json') ? `${p.slice(0, -5)}-daemon.json` : `${p}-daemon`;
 }
 
 /** `failed` counts warm-up jobs too. */
@@ -176,6 +183,7 @@ export async function checkRemote(remote: string, token?: string): Promise<void>
 export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBenchResult> {
   if (opts.remote !== 'self') return { ...(await onDaemon(opts.remote, opts)), self: null };
   const engineArgs = ['--backend', opts.engine.backend, '--threads', String(opts.engine.threads)];
+  if (opts.tracePath) engineArgs.push('--trace-path', path.resolve(opts.tracePath));
   const child = await startServeChild({ engineArgs, keyDirs: [path.dirname(path.resolve(opts.zkey))] });
   const outcome = await onDaemon(child.address, opts).then((r) => ({ r }), (err: unknown) => ({ err }));
   const exitStatus = await child.stop();
