@@ -1,10 +1,11 @@
 // `cuzk submit | await | prove --remote | status | cancel | keys`: the CLI face of CuzkClient.
 // The daemon is --remote (default $CUZK_REMOTE, else 127.0.0.1:9820); --token or $CUZK_TOKEN.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
 import type { JobInfo, Priority } from '../engine/api.js';
+import { looksLikeKeyPath } from '../engine/key-ref.js';
 import { printResult, type CliContext } from './output.js';
 
 export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priority P] [--request-id ID] [--deadline-ms N] [--upload-key]
@@ -15,7 +16,8 @@ export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priori
        cuzk queue pause|resume
        cuzk keys [load <path> [--key-id ID] [--upload-key] | evict <id>]
 
-Talks to a \`cuzk serve\` daemon. <key> is a key id or a .zkey path on the daemon's machine;
+Talks to a \`cuzk serve\` daemon. <key> is a .zkey path on the daemon's machine when it contains
+a / or ends in .zkey (a relative one is made absolute here), else a key id (\`cuzk keys load\`);
 with --upload-key the local .zkey file is sent instead. Witnesses are read here and sent.
 Options: --remote host:port | unix:/path   (default $CUZK_REMOTE, else 127.0.0.1:9820)
          --token T      bearer token (default $CUZK_TOKEN)
@@ -45,9 +47,12 @@ function readLocal(file: string, what: string): Uint8Array {
   }
 }
 
-/** A local file path becomes absolute (the daemon's cwd is not ours); a key id passes as is. */
-async function keyRef(client: CuzkClient, key: string, flags: Map<string, string | true>): Promise<string> {
-  if (!flags.has('upload-key')) return existsSync(key) ? path.resolve(key) : key;
+/**
+ * A key path (engine/key-ref.ts: contains a `/` or ends in .zkey) becomes absolute, since the daemon's
+ * cwd is not ours; anything else is a key id and passes as is, whatever files the cwd holds.
+ */
+export async function keyRef(client: Pick<CuzkClient, 'loadKey'>, key: string, flags: Map<string, string | true>): Promise<string> {
+  if (!flags.has('upload-key')) return looksLikeKeyPath(key) ? path.resolve(key) : key;
   return (await client.loadKey({ zkey: readLocal(key, 'key') }, str(flags, 'key-id'))).id;
 }
 
