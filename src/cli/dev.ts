@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import { curveByName, type CurveName } from '../formats/curves.js';
 import { devCircuit } from '../dev/dev-circuit.js';
 import { devSetup } from '../dev/dev-setup.js';
-import { note, printResult, progress, type CliContext } from './output.js';
+import { checkOutputPaths, note, printResult, progress, type CliContext } from './output.js';
 
 export const DEV_HELP = `usage: cuzk dev-circuit --constraints N --curve bn128|bls12381 <out.r1cs> <out.wtns> [--seed S]
        cuzk dev-setup <circuit.r1cs> <out.zkey> [--seed S]
@@ -27,6 +27,7 @@ export async function devCircuitCommand(ctx: CliContext, args: string[], flags: 
   const curve = curveByName(curveArg);
   if (!curve) throw new InputError('E_INVALID_ARG', `--curve must be bn128 or bls12381, got ${curveArg}`);
   const [r1csPath, wtnsPath] = args as [string, string];
+  checkOutputPaths({ circuit: r1csPath, witness: wtnsPath });
   const t0 = performance.now();
   const res = await devCircuit({ constraints: n, curve: curve.name as CurveName, r1csPath, wtnsPath, seed: seedOf(flags), onProgress: progress(ctx) });
   const ms = performance.now() - t0;
@@ -37,6 +38,7 @@ export async function devCircuitCommand(ctx: CliContext, args: string[], flags: 
 export async function devSetupCommand(ctx: CliContext, args: string[], flags: Flags): Promise<number> {
   if (args.length !== 2) throw new InputError('E_INVALID_ARG', `dev-setup needs <circuit.r1cs> <out.zkey>\n${DEV_HELP}`);
   const [r1csPath, zkeyPath] = args as [string, string];
+  checkOutputPaths({ key: zkeyPath });
   note(ctx, 'WARNING: dev-setup makes an INSECURE key (its toxic waste is known): for tests and benchmarks only');
   const t0 = performance.now();
   const res = await devSetup({ r1csPath, zkeyPath, seed: seedOf(flags), onProgress: progress(ctx) });

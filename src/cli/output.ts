@@ -1,6 +1,8 @@
 // CLI output: results on stdout (JSON with --json), progress and notes on stderr, errors as one line
 // with the code and what to do next, exit statuses from the error code.
-import { CuzkError } from '../errors.js';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CuzkError, InputError } from '../errors.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -60,4 +62,36 @@ export function progress(ctx: CliContext): (phase: string, done: number, total: 
 export function printResult(ctx: CliContext, result: Record<string, unknown>, human: string): void {
   if (ctx.json) ctx.io.out(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
   else if (!ctx.quiet) ctx.io.out(human + '\n');
+}
+
+const ioError = (file: string, what: string, cause: unknown) =>
+  new InputError('E_INVALID_ARG', `${file}: cannot write the ${what} (${(cause as NodeJS.ErrnoException).code ?? String(cause)}${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? `: no directory ${path.dirname(path.resolve(file))}` : ''})`, { cause });
+
+/**
+ * Throws E_INVALID_ARG (exit 2) for the first output file that cannot be written: its directory
+ * missing or not writable, or the path a directory. Run before the work, so a long proof is not
+ * computed for nothing; writeOutput still reports what only the write can find (a full disk).
+ */
+export function checkOutputPaths(files: Record<string, string>): void {
+  for (const [what, file] of Object.entries(files)) {
+    try {
+      const dir = path.dirname(path.resolve(file));
+      if (!statSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR' });
+      accessSync(dir, constants.W_OK);
+      const st = statSync(file, { throwIfNoEntry: false });
+      if (st?.isDirectory()) throw Object.assign(new Error(`${file} is a directory`), { code: 'EISDIR' });
+      if (st) accessSync(file, constants.W_OK);
+    } catch (cause) {
+      throw ioError(file, what, cause);
+    }
+  }
+}
+
+/** writeFileSync with an I/O error as one line naming the file (E_INVALID_ARG), not an internal error. */
+export function writeOutput(file: string, data: string | Uint8Array, what: string): void {
+  try {
+    writeFileSync(file, data);
+  } catch (cause) {
+    throw ioError(file, what, cause);
+  }
 }

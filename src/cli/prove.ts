@@ -1,5 +1,5 @@
 // `cuzk prove` and `cuzk fullprove`: snarkjs's argument order, snarkjs's output files.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
 import { WtnsFile } from '../formats/wtns.js';
@@ -7,7 +7,7 @@ import { proveWithKey, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { computeWitness } from '../engine/witness.js';
 import { backend } from '../ffi/native.js';
-import { note, printResult, progress, type CliContext } from './output.js';
+import { checkOutputPaths, note, printResult, progress, writeOutput, type CliContext } from './output.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
        cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json> [options]
@@ -37,8 +37,8 @@ async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, w
 }
 
 function writeOutputs(proofPath: string, publicPath: string, res: ProofResult): void {
-  writeFileSync(proofPath, stringifyProof(res.proof));
-  writeFileSync(publicPath, stringifyPublic(res.publicSignals));
+  writeOutput(proofPath, stringifyProof(res.proof), 'proof');
+  writeOutput(publicPath, stringifyPublic(res.publicSignals), 'public signals');
 }
 
 function summary(ctx: CliContext, res: ProofResult, loadMs: number, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
@@ -53,6 +53,7 @@ function summary(ctx: CliContext, res: ProofResult, loadMs: number, key: Proving
 export async function proveCommand(ctx: CliContext, args: string[]): Promise<number> {
   if (args.length !== 4) throw new InputError('E_INVALID_ARG', `prove needs 4 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [zkeyPath, wtnsPath, proofPath, publicPath] = args as [string, string, string, string];
+  checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
   const { res, loadMs, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
   key.release();
   writeOutputs(proofPath, publicPath, res);
@@ -77,6 +78,7 @@ function readInput(path: string): unknown {
 export async function fullproveCommand(ctx: CliContext, args: string[]): Promise<number> {
   if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [inputPath, wasmPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
+  checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
   const t0 = performance.now();
   const wtnsBytes = await computeWitness(wasmPath, readInput(inputPath), inputPath);
   const witnessMs = performance.now() - t0;

@@ -1,12 +1,12 @@
 // `cuzk submit | await | prove --remote | status | cancel | keys`: the CLI face of CuzkClient.
 // The daemon is --remote (default $CUZK_REMOTE, else 127.0.0.1:9820); --token or $CUZK_TOKEN.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
 import type { JobInfo, Priority } from '../engine/api.js';
 import { looksLikeKeyPath } from '../engine/key-ref.js';
-import { printResult, type CliContext } from './output.js';
+import { checkOutputPaths, printResult, writeOutput, type CliContext } from './output.js';
 
 export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priority P] [--request-id ID] [--deadline-ms N] [--upload-key]
        cuzk await <job-id> [<proof.json> <public.json>] [--timeout-ms N]
@@ -69,8 +69,8 @@ function writeProofs(job: JobInfo, proofPath: string, publicPath: string): strin
   const name = (p: string, i: number) => (proofs.length === 1 ? p : p.replace(/(\.json)?$/, `.${i}$1`));
   const written: string[] = [];
   proofs.forEach((p, i) => {
-    writeFileSync(name(proofPath, i), JSON.stringify(p.proof, null, 1));
-    writeFileSync(name(publicPath, i), JSON.stringify(p.publicSignals, null, 1));
+    writeOutput(name(proofPath, i), JSON.stringify(p.proof, null, 1), 'proof');
+    writeOutput(name(publicPath, i), JSON.stringify(p.publicSignals, null, 1), 'public signals');
     written.push(name(proofPath, i), name(publicPath, i));
   });
   return written;
@@ -106,6 +106,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
     }
     case 'await': {
       if (args.length !== 1 && args.length !== 3) need(3, '<job-id> [<proof.json> <public.json>]');
+      if (args.length === 3) checkOutputPaths({ proof: args[1]!, 'public signals': args[2]! });
       const j = await client.await(args[0]!, int(flags, 'timeout-ms'));
       throwIfNotCompleted(j);
       const files = args.length === 3 ? writeProofs(j, args[1]!, args[2]!) : [];
@@ -114,6 +115,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
     }
     case 'prove': {
       need(4, '<circuit.zkey> <witness.wtns> <proof.json> <public.json>');
+      checkOutputPaths({ proof: args[2]!, 'public signals': args[3]! });
       const j = await client.prove(await job(args[0]!, [args[1]!]), int(flags, 'timeout-ms'));
       throwIfNotCompleted(j);
       writeProofs(j, args[2]!, args[3]!);
