@@ -54,6 +54,9 @@ describe('cuzk CLI against a daemon', () => {
     assert.equal(JSON.parse(st.stdout).totals.completed >= 2, true);
     const human = await runCli(['status', '--remote', d.address]);
     assert.match(human.stdout, /^cuzk \S+ \(cpu\), up \d+ s/);
+    const cpu = /^device cpu: CPU core, host memory budget (\d+\.\d)\/(\d+\.\d) GiB free$/m.exec(human.stdout);
+    assert.ok(cpu, human.stdout);
+    assert.ok(Number(cpu[1]) > 0 && Number(cpu[1]) <= Number(cpu[2]), human.stdout);
     assert.match((await runCli(['keys', '--remote', d.address])).stdout, /^pos\tbn128/m);
     assert.equal((await runCli(['keys', 'evict', 'pos', '--remote', d.address])).code, 0);
   });
