@@ -129,10 +129,11 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     ctx.json = p.flags.has('json');
     ctx.verbose = p.flags.has('verbose');
     ctx.quiet = p.flags.has('quiet');
-    // flags win; otherwise CUZK_LOG (read by log.ts) keeps its say, as the README promises
+    // flags win; otherwise CUZK_LOG (read by log.ts) keeps its say, as the README promises. Unset, a
+    // command logs warnings only (a snarkjs drop-in prints no JSON lines; the backend line is
+    // --verbose's); `cuzk serve` then sets its own log_level.
     if (ctx.verbose) setLogLevel('debug');
-    else if (ctx.json || ctx.quiet) setLogLevel('warn');
-    else if (process.env.CUZK_LOG === undefined) setLogLevel('info');
+    else if (ctx.json || ctx.quiet || process.env.CUZK_LOG === undefined) setLogLevel('warn');
     if (p.flags.has('version')) return (ctx.io.out(version() + '\n'), 0);
     let [cmd, ...args] = p.positionals;
     if (cmd === 'groth16' || cmd === 'g16') [cmd, ...args] = args;

@@ -7,7 +7,7 @@ import { proveWithKey, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { computeWitness } from '../engine/witness.js';
 import { backend } from '../ffi/native.js';
-import { checkOutputPaths, note, printResult, progress, writeOutput, type CliContext } from './output.js';
+import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
        cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json> [options]
@@ -20,19 +20,26 @@ Options: --threads N   CPU threads (default: all cores)
 
 async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; loadMs: number; key: ProvingKey }> {
   const t0 = performance.now();
-  const wtns = wtnsBytes ? WtnsFile.fromBytes(wtnsBytes, wtnsPath) : WtnsFile.open(wtnsPath);
-  const key = await ProvingKey.load(zkeyPath, { onProgress: progress(ctx) });
+  const line = new PhaseLine(ctx);
+  let wtns: WtnsFile | undefined;
+  let key: ProvingKey | undefined;
   try {
+    wtns = wtnsBytes ? WtnsFile.fromBytes(wtnsBytes, wtnsPath) : WtnsFile.open(wtnsPath);
+    line.phase('load key');
+    key = await ProvingKey.load(zkeyPath, { onProgress: line.progress });
+    line.phase('read witness');
     const witness = await wtns.readWitnessAsync();
     const loadMs = performance.now() - t0;
+    line.end();
     note(ctx, `proving ${zkeyPath} (${key.curve.label}, ${key.header.domainSize} domain, ${key.header.nVars} wires) on the ${backend() === 'cuda' ? 'GPU' : 'CPU core'}...`);
-    const res = await proveWithKey(key, witness, {}, wtns.header);
+    const res = await proveWithKey(key, witness, { onPhase: (p) => line.phase(p) }, wtns.header);
     return { res, loadMs, key };
   } catch (err) {
-    key.release();
+    key?.release();
     throw err;
   } finally {
-    wtns.close();
+    line.end();
+    wtns?.close();
   }
 }
 
