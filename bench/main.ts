@@ -1,6 +1,9 @@
-// `npm run bench -- cpu [--sizes 12,14,16] [--curve bn128] [--proofs 3]`: cuzk's CPU core against
-// snarkjs on the same dev-circuits in the same run. Prints time per proof (median), peak RSS, the
-// ratio and the floor ratio, and appends the table to bench/RESULTS.md with date, machine, commit.
+// `npm run bench -- cpu [--sizes 12,14,16] [--curve bn128] [--proofs 3] [--rapidsnark PATH]`: cuzk's CPU
+// core against snarkjs on the same dev-circuits in the same run. Prints time per proof (median), peak
+// RSS, the ratio and the floor ratio, and appends the table to bench/RESULTS.md with date, machine,
+// commit. With --rapidsnark (e.g. ../shared/peers/rapidsnark/prover) rapidsnark runs on the same files
+// too, whole process per proof, beside `cuzk prove` as a whole process (the compiled CLI), and the
+// rapidsnark / cuzk ratio is printed beside the snarkjs one.
 // `npm run bench -- engine [--size 16 | --circuit z --witness w] [--jobs 20] [--compare pinned:off] ...`:
 // the engine under a stream of jobs (src/engine/bench-stream.ts, what `cuzk bench` runs), appended too;
 // with `--remote self|host:port [--clients 10]` the same stream through a daemon (src/dev/bench-daemon.ts),
@@ -60,6 +63,30 @@ function runChild(who: string, zkey: string, wtns: string, proofs: number): Chil
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** Wall ms of each of `runs` runs of `cmd args` as a whole process (exit 0 required). */
+function processMs(cmd: string, args: string[], runs: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, CUZK_LOG: 'warn' }, maxBuffer: 1 << 24 });
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}): ${r.stderr || r.error?.message}`);
+    out.push(ms);
+  }
+  return out;
+}
+
+/** rapidsnark and `cuzk prove` (compiled, as bin/cuzk.js runs it) on the same files, whole process each. */
+function wholeProcess(rapidsnark: string, zkey: string, wtns: string, proofs: number): { rapidsnarkMs: number; cuzkMs: number } {
+  const tmp = path.join(os.tmpdir(), `cuzk-bench-${process.pid}`);
+  const outs = [path.join(tmp + '-proof.json'), path.join(tmp + '-public.json')];
+  const cli = path.join(root, 'dist', 'src', 'cli', 'run.js');
+  if (!existsSync(cli)) execSync('npm run build:ts', { cwd: root, stdio: 'inherit' });
+  const rapidsnarkMs = median(processMs(rapidsnark, [zkey, wtns, ...outs], proofs));
+  const cuzkMs = median(processMs(process.execPath, [cli, 'prove', zkey, wtns, ...outs, '--quiet'], proofs));
+  return { rapidsnarkMs, cuzkMs };
+}
+
 function commit(): string {
   if (process.env.CUZK_COMMIT) return process.env.CUZK_COMMIT; // the GPU machine's copy has no (or a stale) .git
   try {
@@ -73,11 +100,14 @@ async function benchCpu(): Promise<void> {
   const sizes = flag('sizes', '12,14,16').split(',').map(Number);
   const curve = flag('curve', 'bn128') as CurveName;
   const proofs = Number(flag('proofs', '3'));
+  const rapidsnark = optFlag('rapidsnark');
+  if (rapidsnark !== undefined && !existsSync(rapidsnark)) throw new Error(`--rapidsnark ${rapidsnark}: no such file (e.g. ../shared/peers/rapidsnark/prover)`);
   const rows: string[] = [];
-  const header = '| constraints | cuzk ms/proof | cuzk peak RSS MiB | snarkjs ms/proof | snarkjs peak RSS MiB | speed-up vs snarkjs | cuzk floor ms | floor ratio |';
+  const header = `| constraints | cuzk ms/proof | cuzk peak RSS MiB | snarkjs ms/proof | snarkjs peak RSS MiB | speed-up vs snarkjs | cuzk floor ms | floor ratio |${rapidsnark ? ' rapidsnark s (process) | cuzk s (process) | rapidsnark / cuzk |' : ''}`;
+  const rule = `|---|---|---|---|---|---|---|---|${rapidsnark ? '---|---|---|' : ''}`;
   console.log(`cuzk CPU bench: ${curve}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${proofs} proofs each\n`);
   console.log(header);
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(rule);
   for (const lg of sizes) {
     const fx = await benchFixture(root, curve, lg, (s) => console.error(s));
     const ours = runChild('cuzk', fx.zkey, fx.wtns, proofs);
@@ -85,7 +115,11 @@ async function benchCpu(): Promise<void> {
     const cm = median(ours.proveMs);
     const sm = median(peer.proveMs);
     const floor = cpuFloorMs(curve, lg, os.cpus().length);
-    const row = `| 2^${lg} (${fx.constraints}) | ${cm.toFixed(0)} | ${ours.maxRssMiB.toFixed(0)} | ${sm.toFixed(0)} | ${peer.maxRssMiB.toFixed(0)} | **${(sm / cm).toFixed(1)}x** | ${floor.toFixed(0)} | ${(floor / cm).toFixed(2)} |`;
+    let row = `| 2^${lg} (${fx.constraints}) | ${cm.toFixed(0)} | ${ours.maxRssMiB.toFixed(0)} | ${sm.toFixed(0)} | ${peer.maxRssMiB.toFixed(0)} | **${(sm / cm).toFixed(1)}x** | ${floor.toFixed(0)} | ${(floor / cm).toFixed(2)} |`;
+    if (rapidsnark) {
+      const w = wholeProcess(rapidsnark, fx.zkey, fx.wtns, proofs);
+      row += ` ${(w.rapidsnarkMs / 1000).toFixed(2)} | ${(w.cuzkMs / 1000).toFixed(2)} | **${(w.rapidsnarkMs / w.cuzkMs).toFixed(2)}x** |`;
+    }
     console.log(row);
     rows.push(row);
   }
@@ -94,13 +128,14 @@ async function benchCpu(): Promise<void> {
     '',
     `## ${new Date().toISOString().slice(0, 10)} CPU: ${curve}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), commit ${commit()}`,
     '',
-    `\`npm run bench -- cpu --sizes ${sizes.join(',')} --curve ${curve} --proofs ${proofs}\`; dev-circuits (about half the wires 0/1), median of ${proofs} proofs;`,
+    `\`npm run bench -- cpu --sizes ${sizes.join(',')} --curve ${curve} --proofs ${proofs}${rapidsnark ? ` --rapidsnark ${rapidsnark}` : ''}\`; dev-circuits (about half the wires 0/1), median of ${proofs} proofs;`,
     'cuzk: key resident, proof verified before return; snarkjs 0.7.6 groth16.prove in-process (reads the zkey each call, as its CLI).',
+    ...(rapidsnark ? ['rapidsnark: its prover binary, one whole process per proof (reads the zkey each time), beside `cuzk prove` as one whole process (compiled CLI: load, prove, verify, write), same files; median of the same count.'] : []),
     `load average at the end (1/5/15 min): ${load} on ${os.cpus().length} cores (above ${os.cpus().length} means other work competed for the CPU).`,
     'floor: dense-scalar arithmetic model (field multiplications of the 5 MSMs and 7 NTTs at the measured multiply rate, all cores); floor ratio = floor / cuzk (1.0 = at the floor; real witnesses with 0/1 values can beat it).',
     '',
     header,
-    '|---|---|---|---|---|---|---|---|',
+    rule,
     ...rows,
     '',
   ].join('\n');
@@ -205,7 +240,7 @@ else if (mode === 'engine') await benchEngineMode();
 else if (mode === 'gpu') process.exit(await (await import('./gpu.js')).benchGpu(process.argv.slice(3))); // bench/gpu.ts
 else {
   console.error([
-    'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N]',
+    'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N] [--rapidsnark PATH]',
     '       npm run bench -- engine [--size K [--curve C] | --circuit Z --witness W] [--jobs N] [--warmup W] [--concurrency C]',
     '                               [--compare pinned:off] [--trace out.json] [--backend cpu|cuda|auto] [--threads N]',
     '                               [--remote self|host:port [--clients N] [--token T] [--upload-key]]',

@@ -102,6 +102,14 @@ typedef enum cuzk_curve_opcode {
 CUZK_API cuzk_status cuzk_curve_op(int32_t curve, int32_t group, int32_t op, const uint8_t* a,
                                    const uint8_t* b, uint8_t* out, uint64_t n, cuzk_error* err);
 
+/* Checks |n| LEM affine points of |group| (all-zero = infinity, allowed): each coordinate below q,
+ * each point on its curve and, when |subgroup| is nonzero, in the r-torsion (r·P = O; ~0.1-0.5 ms a
+ * point, for a handful of verification-key points). Threaded. *first_bad = the index of the first
+ * bad point and *why its defect (1 a coordinate not below q, 2 off the curve, 3 not in the
+ * subgroup), or -1 and 0 when every point is good; a bad point is a result, not an error. */
+CUZK_API cuzk_status cuzk_points_check(int32_t curve, int32_t group, const uint8_t* points, uint64_t n,
+                                       int32_t subgroup, int64_t* first_bad, int32_t* why, cuzk_error* err);
+
 /* out = sum scalars[i]·points[i] (Pippenger, signed windows, multi-threaded). Scalars are 32-byte
  * standard form (callers pass values < r). Zero scalars and infinity points are allowed; points
  * must be on the curve (callers check untrusted points). |out| is one LEM affine point. */

@@ -6,8 +6,7 @@ import { InputError } from '../errors.js';
 import { setLogLevel } from '../log.js';
 import { exitCodeFor, PROCESS_IO, reportError, type CliContext, type CliIo } from './output.js';
 import { findProjectRoot } from './root.js';
-import { SERVE_VALUE_FLAGS } from '../server/config-options.js';
-import { REMOTE_VALUE_FLAGS } from './remote-flags.js';
+import { checkFlags, VALUE_FLAGS } from './flags.js';
 
 const HELP = `cuzk: a fast Groth16 prover for snarkjs keys (BN254, BLS12-381)
 
@@ -35,8 +34,6 @@ serving (docs: README "Serving"):
 options: --json (machine-readable output)  --quiet  --verbose (stacks)  --threads N  --help  --version
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
 Run \`cuzk <command> --help\` for details.`;
-
-const VALUE_FLAGS = new Set(['threads', 'constraints', 'curve', 'seed', 'circuit', 'witness', 'size', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'clients', ...SERVE_VALUE_FLAGS, ...REMOTE_VALUE_FLAGS]);
 
 export interface ParsedArgs {
   positionals: string[];
@@ -132,10 +129,11 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     ctx.json = p.flags.has('json');
     ctx.verbose = p.flags.has('verbose');
     ctx.quiet = p.flags.has('quiet');
-    // flags win; otherwise CUZK_LOG (read by log.ts) keeps its say, as the README promises
+    // flags win; otherwise CUZK_LOG (read by log.ts) keeps its say, as the README promises. Unset, a
+    // command logs warnings only (a snarkjs drop-in prints no JSON lines; the backend line is
+    // --verbose's); `cuzk serve` then sets its own log_level.
     if (ctx.verbose) setLogLevel('debug');
-    else if (ctx.json || ctx.quiet) setLogLevel('warn');
-    else if (process.env.CUZK_LOG === undefined) setLogLevel('info');
+    else if (ctx.json || ctx.quiet || process.env.CUZK_LOG === undefined) setLogLevel('warn');
     if (p.flags.has('version')) return (ctx.io.out(version() + '\n'), 0);
     let [cmd, ...args] = p.positionals;
     if (cmd === 'groth16' || cmd === 'g16') [cmd, ...args] = args;
@@ -143,6 +141,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     if (cmd === 'g16f') cmd = 'fullprove';
     if (cmd === 'g16v') cmd = 'verify';
     if (!cmd) return (ctx.io.out(HELP + '\n'), p.flags.has('help') ? 0 : 2);
+    checkFlags(cmd, p.flags);
     const threads = p.flags.get('threads');
     if (threads !== undefined) {
       const n = Number(threads);

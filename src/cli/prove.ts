@@ -1,5 +1,5 @@
 // `cuzk prove` and `cuzk fullprove`: snarkjs's argument order, snarkjs's output files.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
 import { WtnsFile } from '../formats/wtns.js';
@@ -7,7 +7,7 @@ import { proveWithKey, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { computeWitness } from '../engine/witness.js';
 import { backend } from '../ffi/native.js';
-import { note, printResult, progress, type CliContext } from './output.js';
+import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
        cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json> [options]
@@ -20,25 +20,32 @@ Options: --threads N   CPU threads (default: all cores)
 
 async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; loadMs: number; key: ProvingKey }> {
   const t0 = performance.now();
-  const wtns = wtnsBytes ? WtnsFile.fromBytes(wtnsBytes, wtnsPath) : WtnsFile.open(wtnsPath);
-  const key = await ProvingKey.load(zkeyPath, { onProgress: progress(ctx) });
+  const line = new PhaseLine(ctx);
+  let wtns: WtnsFile | undefined;
+  let key: ProvingKey | undefined;
   try {
+    wtns = wtnsBytes ? WtnsFile.fromBytes(wtnsBytes, wtnsPath) : WtnsFile.open(wtnsPath);
+    line.phase('load key');
+    key = await ProvingKey.load(zkeyPath, { onProgress: line.progress });
+    line.phase('read witness');
     const witness = await wtns.readWitnessAsync();
     const loadMs = performance.now() - t0;
+    line.end();
     note(ctx, `proving ${zkeyPath} (${key.curve.label}, ${key.header.domainSize} domain, ${key.header.nVars} wires) on the ${backend() === 'cuda' ? 'GPU' : 'CPU core'}...`);
-    const res = await proveWithKey(key, witness, {}, wtns.header);
+    const res = await proveWithKey(key, witness, { onPhase: (p) => line.phase(p) }, wtns.header);
     return { res, loadMs, key };
   } catch (err) {
-    key.release();
+    key?.release();
     throw err;
   } finally {
-    wtns.close();
+    line.end();
+    wtns?.close();
   }
 }
 
 function writeOutputs(proofPath: string, publicPath: string, res: ProofResult): void {
-  writeFileSync(proofPath, stringifyProof(res.proof));
-  writeFileSync(publicPath, stringifyPublic(res.publicSignals));
+  writeOutput(proofPath, stringifyProof(res.proof), 'proof');
+  writeOutput(publicPath, stringifyPublic(res.publicSignals), 'public signals');
 }
 
 function summary(ctx: CliContext, res: ProofResult, loadMs: number, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
@@ -53,6 +60,7 @@ function summary(ctx: CliContext, res: ProofResult, loadMs: number, key: Proving
 export async function proveCommand(ctx: CliContext, args: string[]): Promise<number> {
   if (args.length !== 4) throw new InputError('E_INVALID_ARG', `prove needs 4 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [zkeyPath, wtnsPath, proofPath, publicPath] = args as [string, string, string, string];
+  checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
   const { res, loadMs, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
   key.release();
   writeOutputs(proofPath, publicPath, res);
@@ -77,6 +85,7 @@ function readInput(path: string): unknown {
 export async function fullproveCommand(ctx: CliContext, args: string[]): Promise<number> {
   if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [inputPath, wasmPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
+  checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
   const t0 = performance.now();
   const wtnsBytes = await computeWitness(wasmPath, readInput(inputPath), inputPath);
   const witnessMs = performance.now() - t0;

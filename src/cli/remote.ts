@@ -1,11 +1,12 @@
 // `cuzk submit | await | prove --remote | status | cancel | keys`: the CLI face of CuzkClient.
 // The daemon is --remote (default $CUZK_REMOTE, else 127.0.0.1:9820); --token or $CUZK_TOKEN.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
 import type { JobInfo, Priority } from '../engine/api.js';
-import { printResult, type CliContext } from './output.js';
+import { looksLikeKeyPath } from '../engine/key-ref.js';
+import { checkOutputPaths, printResult, writeOutput, type CliContext } from './output.js';
 
 export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priority P] [--request-id ID] [--deadline-ms N] [--upload-key]
        cuzk await <job-id> [<proof.json> <public.json>] [--timeout-ms N]
@@ -15,7 +16,8 @@ export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priori
        cuzk queue pause|resume
        cuzk keys [load <path> [--key-id ID] [--upload-key] | evict <id>]
 
-Talks to a \`cuzk serve\` daemon. <key> is a key id or a .zkey path on the daemon's machine;
+Talks to a \`cuzk serve\` daemon. <key> is a .zkey path on the daemon's machine when it contains
+a / or ends in .zkey (a relative one is made absolute here), else a key id (\`cuzk keys load\`);
 with --upload-key the local .zkey file is sent instead. Witnesses are read here and sent.
 Options: --remote host:port | unix:/path   (default $CUZK_REMOTE, else 127.0.0.1:9820)
          --token T      bearer token (default $CUZK_TOKEN)
@@ -45,9 +47,12 @@ function readLocal(file: string, what: string): Uint8Array {
   }
 }
 
-/** A local file path becomes absolute (the daemon's cwd is not ours); a key id passes as is. */
-async function keyRef(client: CuzkClient, key: string, flags: Map<string, string | true>): Promise<string> {
-  if (!flags.has('upload-key')) return existsSync(key) ? path.resolve(key) : key;
+/**
+ * A key path (engine/key-ref.ts: contains a `/` or ends in .zkey) becomes absolute, since the daemon's
+ * cwd is not ours; anything else is a key id and passes as is, whatever files the cwd holds.
+ */
+export async function keyRef(client: Pick<CuzkClient, 'loadKey'>, key: string, flags: Map<string, string | true>): Promise<string> {
+  if (!flags.has('upload-key')) return looksLikeKeyPath(key) ? path.resolve(key) : key;
   return (await client.loadKey({ zkey: readLocal(key, 'key') }, str(flags, 'key-id'))).id;
 }
 
@@ -64,8 +69,8 @@ function writeProofs(job: JobInfo, proofPath: string, publicPath: string): strin
   const name = (p: string, i: number) => (proofs.length === 1 ? p : p.replace(/(\.json)?$/, `.${i}$1`));
   const written: string[] = [];
   proofs.forEach((p, i) => {
-    writeFileSync(name(proofPath, i), JSON.stringify(p.proof, null, 1));
-    writeFileSync(name(publicPath, i), JSON.stringify(p.publicSignals, null, 1));
+    writeOutput(name(proofPath, i), JSON.stringify(p.proof, null, 1), 'proof');
+    writeOutput(name(publicPath, i), JSON.stringify(p.publicSignals, null, 1), 'public signals');
     written.push(name(proofPath, i), name(publicPath, i));
   });
   return written;
@@ -101,6 +106,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
     }
     case 'await': {
       if (args.length !== 1 && args.length !== 3) need(3, '<job-id> [<proof.json> <public.json>]');
+      if (args.length === 3) checkOutputPaths({ proof: args[1]!, 'public signals': args[2]! });
       const j = await client.await(args[0]!, int(flags, 'timeout-ms'));
       throwIfNotCompleted(j);
       const files = args.length === 3 ? writeProofs(j, args[1]!, args[2]!) : [];
@@ -109,6 +115,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
     }
     case 'prove': {
       need(4, '<circuit.zkey> <witness.wtns> <proof.json> <public.json>');
+      checkOutputPaths({ proof: args[2]!, 'public signals': args[3]! });
       const j = await client.prove(await job(args[0]!, [args[1]!]), int(flags, 'timeout-ms'));
       throwIfNotCompleted(j);
       writeProofs(j, args[2]!, args[3]!);
@@ -130,7 +137,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
         `cuzk ${s.version} (${s.backend}), up ${(s.uptimeMs / 1000).toFixed(0)} s${s.draining ? ', draining' : ''}${s.paused ? ', queue paused' : ''}`,
         `queued: critical ${q.critical}, high ${q.high}, normal ${q.normal}, low ${q.low}; running ${s.running}`,
         `totals: ${Object.entries(s.totals).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-        ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
+        ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${d.id === 'cpu' ? 'host memory budget ' : ''}${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
         ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
       ].join('\n'));
       return 0;

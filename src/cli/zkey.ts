@@ -1,10 +1,9 @@
 // `cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>`: snarkjs's vkey export.
-import { writeFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { stringifyVkey, verificationKeyFromZkey } from '../formats/vkey-json.js';
 import { ZkeyFile } from '../formats/zkey.js';
 import { pairingGt } from '../engine/gt.js';
-import { printResult, type CliContext } from './output.js';
+import { checkOutputPaths, printResult, writeOutput, type CliContext } from './output.js';
 
 export const ZKEY_HELP = `usage: cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>
 
@@ -15,10 +14,11 @@ export async function zkeyCommand(ctx: CliContext, args: string[]): Promise<numb
     throw new InputError('E_INVALID_ARG', `unknown zkey command: ${args.join(' ')}\n${ZKEY_HELP}`);
   }
   const [, , zkeyPath, vkPath] = args as [string, string, string, string];
+  checkOutputPaths({ 'verification key': vkPath });
   const file = ZkeyFile.open(zkeyPath);
   try {
     const vk = verificationKeyFromZkey(file.header, file.read('IC'));
-    writeFileSync(vkPath, stringifyVkey(vk, pairingGt(vk.curve, vk.alpha1, vk.beta2)));
+    writeOutput(vkPath, stringifyVkey(vk, pairingGt(vk.curve, vk.alpha1, vk.beta2)), 'verification key');
     printResult(ctx, { ok: true, vkey: vkPath, curve: vk.curve, nPublic: vk.nPublic }, `verification key written to ${vkPath}`);
   } finally {
     file.close();

@@ -34,6 +34,8 @@ export interface DevCircuitResult {
   readonly nBinaryValues: number;
   /** witness[1..nPublic] as decimal strings, as snarkjs's public.json has them. */
   readonly publicSignals: string[];
+  /** log2 of the domain of its key: snarkjs adds a row per public signal and one for wire 0. */
+  readonly lgDomain: number;
 }
 
 const N_PUB_OUT = 1;
@@ -47,7 +49,17 @@ const PROGRESS_EVERY = 1 << 16;
 
 /** Largest constraint count whose snarkjs domain (constraints + nPublic + 1 rows) is 2^lgDomain. */
 export function maxConstraintsForDomain(lgDomain: number): number {
-  return 2 ** lgDomain - (N_PUB_OUT + N_PUB_IN) - 1;
+  return 2 ** lgDomain - publicRows();
+}
+
+/** The QAP rows snarkjs adds to the constraints: one per public signal, one for wire 0. */
+export function publicRows(): number {
+  return N_PUB_OUT + N_PUB_IN + 1;
+}
+
+/** log2 of the snarkjs domain of a dev circuit of `constraints` constraints. */
+export function lgDomainFor(constraints: number): number {
+  return Math.ceil(Math.log2(constraints + publicRows()));
 }
 
 /** Recent wires of one kind with their values, for operand picks. */
@@ -280,7 +292,7 @@ export async function devCircuit(opts: DevCircuitOptions): Promise<DevCircuitRes
     opts.onProgress?.('constraints', n, n);
     return {
       curve: info.name, nConstraints: n, nWires: shape.nWires, nPubOut: N_PUB_OUT, nPubIn: N_PUB_IN, nPrvIn: N_PRV_IN,
-      nBinaryValues: gen.nBinary, publicSignals: [outV.toString(), input.toString()],
+      nBinaryValues: gen.nBinary, publicSignals: [outV.toString(), input.toString()], lgDomain: lgDomainFor(n),
     };
   } catch (err) {
     out.abort();

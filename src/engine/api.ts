@@ -90,6 +90,7 @@ export interface DeviceStatus {
   /** 'cpu' or 'gpu:N' */
   id: string;
   name: string;
+  /** Bytes: a GPU's memory (free as the driver reports it); for 'cpu', the host memory budget and what is not reserved in it. */
   memoryTotal: number;
   memoryFree: number;
   currentJob?: string;

@@ -54,10 +54,12 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     limits[`gpu:${d}`] = cfg.memory.gpu > 0 ? Math.min(cfg.memory.gpu, g.memoryTotal) : Math.floor(0.9 * g.memoryTotal);
     lanes.push(new DeviceLane(d, g.name, g.memoryTotal, () => gpuDescribe(d).memoryFree));
   }
-  const cpuLane = new DeviceLane(-1, 'CPU core', cfg.memory.host, () => 0);
-  if (lanes.length === 0) lanes.push(cpuLane);
   for (const [p, b] of Object.entries(limits)) if (!(b! > 0)) throw new CuzkError('E_INVALID_ARG', `memory limit for ${p} must be positive`);
   const budget = new MemoryBudget(limits);
+  // the CPU core's memory is the host budget: its limit, and what keys and jobs have not reserved
+  const hostFree = () => { const s = budget.status('host'); return s.limit - s.used; };
+  const cpuLane = new DeviceLane(-1, 'CPU core', cfg.memory.host, hostFree);
+  if (lanes.length === 0) lanes.push(cpuLane);
   const usePinned = cfg.pinned;
   const engine = new Engine({
     config: cfg,

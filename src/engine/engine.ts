@@ -15,6 +15,7 @@ import {
 import type { MemoryBudget } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
+import { looksLikeKeyPath } from './key-ref.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
@@ -263,8 +264,7 @@ export class Engine implements ProvingEngine {
       if (!req.wasm || !existsSync(req.wasm)) throw new InputError('E_NOT_FOUND', `wasm: ${req.wasm ?? '(none)'}: circuit inputs need the circuit's witness generator .wasm`);
       i.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`input ${k} must be a JSON object`); });
     }
-    const looksLikePath = req.key.endsWith('.zkey') || req.key.includes('/');
-    if (looksLikePath && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {
+    if (looksLikeKeyPath(req.key) && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {
       throw new InputError('E_NOT_FOUND', `${req.key}: no such proving key file`);
     }
     return n;

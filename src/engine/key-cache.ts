@@ -8,6 +8,7 @@ import { CuzkError, InputError } from '../errors.js';
 import { log, type Logger } from '../log.js';
 import type { KeyInfo, Residency } from './api.js';
 import type { MemoryBudget, PoolName, Reservation } from './budget.js';
+import { looksLikeKeyPath } from './key-ref.js';
 import { ProvingKey } from './proving-key.js';
 
 interface DeviceSlot {
@@ -51,7 +52,7 @@ export class KeyCache {
   resolve(idOrPath: string): KeyEntry {
     const byId = this.#entries.get(idOrPath);
     if (byId) return byId;
-    if (!idOrPath.endsWith('.zkey') && !idOrPath.includes('/')) {
+    if (!looksLikeKeyPath(idOrPath)) {
       throw new InputError('E_NOT_FOUND', `unknown key "${idOrPath}": load it first (LoadKey) or pass the path of a .zkey file`);
     }
     const abs = path.resolve(idOrPath);

@@ -21,6 +21,8 @@ export interface ProveOptions {
   /** Skip the verify-before-return (default: verify). */
   skipVerify?: boolean;
   cancel?: Int32Array;
+  /** Told as each phase starts ('prove': the native proof, 'verify'), for a caller's progress display. */
+  onPhase?: (phase: 'prove' | 'verify') => void;
 }
 
 /**
@@ -36,10 +38,12 @@ export async function proveWithKey(key: ProvingKey, witness: Uint8Array, opts: P
   const s = opts.randomness?.s ?? randomScalar(h.r);
   const out = proofBuffer(key);
   const t0 = performance.now();
+  opts.onPhase?.('prove');
   await key.native.prove(witness, scalarToLe(r % h.r), scalarToLe(s % h.r), out, opts.cancel);
   const t1 = performance.now();
   const proof = decodeProof(key, out);
   const publicSignals = publicSignalsOf(witness, h.nPublic);
+  if (!opts.skipVerify) opts.onPhase?.('verify');
   if (!opts.skipVerify && !verifyGroth16(key.vk, publicSignals, proof, key.vkBytes)) {
     throw new ProofError('E_PROOF_INVALID', `the proof for ${h.path} does not verify: the witness does not satisfy the circuit (check it with \`snarkjs wtns check\`)`);
   }

@@ -8,6 +8,7 @@ import { verificationKeyFromZkey } from '../formats/vkey-json.js';
 import { ZkeyFile, type ZkeyBigSection, type ZkeyHeader } from '../formats/zkey.js';
 import { NativeKey } from '../ffi/groth16-key.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
+import { checkSectionPoints, checkVerificationKeyPoints } from './key-points.js';
 import { encodeVerificationKey } from './verifier.js';
 
 export type ProgressFn = (phase: string, done: number, total: number) => void;
@@ -47,13 +48,20 @@ export class ProvingKey {
     }
   }
 
-  /** Reads and validates `zkeyPath`; throws FormatError (naming the file) on any defect. */
+  /**
+   * Reads and validates `zkeyPath`, every point included (key-points.ts: on its curve, the
+   * verification key's in their subgroups; each section checked while the next is read); throws
+   * FormatError (naming the file and the section) on any defect.
+   */
   static async load(zkeyPath: string, opts: { pinned?: boolean; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
     const file = ZkeyFile.open(zkeyPath);
     const buffers: NativeBuffer[] = [];
+    const checks: Promise<void>[] = [];
     try {
       const h = file.header;
-      const vk = verificationKeyFromZkey(h, await file.readAsync('IC'));
+      const ic = await file.readAsync('IC');
+      await checkVerificationKeyPoints(h, ic);
+      const vk = verificationKeyFromZkey(h, ic);
       const header = NativeBuffer.alloc(3 * h.alpha1.length + 2 * h.beta2.length);
       buffers.push(header);
       let off = 0;
@@ -69,10 +77,16 @@ export class ProvingKey {
         const buf = NativeBuffer.alloc(Math.max(64, file.sectionBytes(name)), { pinned: opts.pinned });
         buffers.push(buf);
         await file.readAsync(name, buf.bytes);
+        if (name !== 'coefs') {
+          const check = checkSectionPoints(h, name, buf.bytes, file.sectionBytes(name));
+          check.catch(() => {}); // awaited below, in section order
+          checks.push(check);
+        }
         sections.set(name, buf);
         done += file.sectionBytes(name);
         opts.onProgress?.('load key', done, total);
       }
+      for (const c of checks) await c;
       const native = new NativeKey({
         curve: h.curve,
         nVars: h.nVars,
@@ -89,6 +103,7 @@ export class ProvingKey {
       });
       return new ProvingKey(h, vk, native, buffers);
     } catch (err) {
+      await Promise.allSettled(checks); // a check still running reads these buffers
       for (const b of buffers) b.release();
       throw err;
     } finally {

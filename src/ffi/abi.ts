@@ -84,6 +84,7 @@ export function declare(lib: LibraryHandle) {
     mem_free: f('cuzk_mem_free', 'int32_t', ['void *', E]),
     field_op: f('cuzk_field_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
     curve_op: f('cuzk_curve_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    points_check: f('cuzk_points_check', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint64_t', 'int32_t', koffi.out(koffi.pointer('int64_t')), koffi.out(koffi.pointer('int32_t')), E]),
     msm: f('cuzk_msm', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
     batch_mul: f('cuzk_batch_mul', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
     ntt: f('cuzk_ntt', 'int32_t', ['int32_t', 'uint8_t *', 'uint32_t', 'uint32_t', E]),

@@ -112,6 +112,23 @@ export function msmAsync(curve: CurveName, group: number, points: Uint8Array, sc
   return callAsync('cuzk_msm', (s, cb) => loadCore().abi.msm.async(CURVE_ID[curve], group, points, scalars, n, out, s, cb));
 }
 
+export type PointDefect = 'has a coordinate not below q' | 'is not on the curve' | 'is not in the subgroup';
+const DEFECTS: readonly PointDefect[] = ['has a coordinate not below q', 'is not on the curve', 'is not in the subgroup'];
+
+/**
+ * The first of `n` LEM points that is not canonical, not on its curve, or (with `subgroup`) not in
+ * the r-torsion, or undefined when all are good; on a native worker thread (a 2^20 key's sections
+ * are millions of points). Buffers must not change meanwhile.
+ */
+export async function pointsCheckAsync(curve: CurveName, group: number, points: Uint8Array, n: number, subgroup: boolean): Promise<{ index: number; defect: PointDefect } | undefined> {
+  const z = sizesOf(curve);
+  need(points, (group === GROUP.g1 ? z.g1 : z.g2) * n, 'pointsCheck points');
+  const firstBad = new BigInt64Array(1);
+  const why = new Int32Array(1);
+  await callAsync('cuzk_points_check', (s, cb) => loadCore().abi.points_check.async(CURVE_ID[curve], group, points, n, subgroup ? 1 : 0, firstBad, why, s, cb));
+  return firstBad[0]! < 0n ? undefined : { index: Number(firstBad[0]), defect: DEFECTS[why[0]! - 1]! };
+}
+
 export function batchMul(curve: CurveName, group: number, base: Uint8Array, scalars: Uint8Array, n: number, out: Uint8Array): void {
   const z = sizesOf(curve);
   const p = group === GROUP.g1 ? z.g1 : z.g2;

@@ -7,6 +7,7 @@
 import { InputError } from '../errors.js';
 import { PRIORITIES, type JobRequest, type Priority } from '../engine/api.js';
 import type { ServeConfig } from './config.js';
+import { looksLikeKeyPath } from '../engine/key-ref.js';
 import { checkConfined } from './file-access.js';
 
 /** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
@@ -73,8 +74,8 @@ export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJ
   return job;
 }
 
-/** A key that is not a loaded key id is a path when it looks like one (the key cache's rule). */
-export const looksLikeKeyPath = (key: string): boolean => key.endsWith('.zkey') || key.includes('/');
+/** A key that is not a loaded key id is a path when it looks like one (engine/key-ref.ts, the one rule). */
+export { looksLikeKeyPath };
 
 /** A key that is a path (not a loaded key id), as its real path inside files.key_dirs. */
 export async function confineKey(key: string, cfg: Pick<ServeConfig, 'keyDirs'>, isKeyId: (key: string) => boolean): Promise<string> {

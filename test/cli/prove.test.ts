@@ -107,6 +107,26 @@ describe('bad input: one line naming the file, exit 2, no crash', () => {
     await expectBad(['verify', f(bnMult, 'vkey.json'), f(bnMult, 'public.json'), out('proof.json')], 'proof.json', /pi_b/);
   });
 
+  it('an unwritable output path: one line naming it, exit 2, before any proving', async () => {
+    const zk = f(bnMult, 'circuit.zkey');
+    const w = f(bnMult, 'witness.wtns');
+    for (const args of [
+      ['prove', zk, w, '/nonexistent/d/p.json', out('pub.json')],
+      ['prove', zk, w, out('p.json'), path.join(dir, 'no', 'pub.json')],
+      ['prove', zk, w, dir, out('pub.json')],
+      ['fullprove', f(bnMult, 'input.json'), f(bnMult, 'circuit.wasm'), zk, '/nonexistent/d/p.json', out('pub.json')],
+      ['zkey', 'export', 'verificationkey', zk, '/nonexistent/vk.json'],
+    ]) {
+      const bad = args.find((a) => a.startsWith('/nonexistent') || a.includes(`${path.sep}no${path.sep}`) || a === dir)!;
+      const r = await runCli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.ok(r.stderr.startsWith(`cuzk: E_INVALID_ARG: ${bad}: cannot write the `), r.stderr);
+      assert.doesNotMatch(r.stderr, /proving|E_INTERNAL/);
+    }
+    assert.throws(() => readFileSync(out('pub.json')), 'nothing written');
+  });
+
   it('wrong argument count and unknown command', async () => {
     await expectBad(['prove', 'a'], 'prove', /E_INVALID_ARG/);
     await expectBad(['frobnicate'], 'frobnicate', /unknown command/);

@@ -1,7 +1,7 @@
 // The remote CLI commands against a real daemon: prove --remote writes the same files as a local
 // prove, submit/await/cancel/status/keys work, and an unreachable daemon gives one clear line.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -54,8 +54,36 @@ describe('cuzk CLI against a daemon', () => {
     assert.equal(JSON.parse(st.stdout).totals.completed >= 2, true);
     const human = await runCli(['status', '--remote', d.address]);
     assert.match(human.stdout, /^cuzk \S+ \(cpu\), up \d+ s/);
+    const cpu = /^device cpu: CPU core, host memory budget (\d+\.\d)\/(\d+\.\d) GiB free$/m.exec(human.stdout);
+    assert.ok(cpu, human.stdout);
+    assert.ok(Number(cpu[1]) > 0 && Number(cpu[1]) <= Number(cpu[2]), human.stdout);
     assert.match((await runCli(['keys', '--remote', d.address])).stdout, /^pos\tbn128/m);
     assert.equal((await runCli(['keys', 'evict', 'pos', '--remote', d.address])).code, 0);
+  });
+
+  it('a key id stays an id when the cwd holds a file or folder of that name; a .zkey or a/b is a path', async () => {
+    const k = await runCli(['keys', 'load', f('circuit.zkey'), '--key-id', 'ped', '--remote', d.address]);
+    assert.equal(k.code, 0, k.stderr);
+    const cwd = process.cwd();
+    const here = path.join(dir, 'cwd');
+    mkdirSync(path.join(here, 'ped'), { recursive: true });
+    writeFileSync(path.join(here, 'ped', 'x'), '');
+    process.chdir(here);
+    try {
+      const s = await runCli(['prove', 'ped', f('witness.wtns'), path.join(dir, 'ped.json'), path.join(dir, 'pedpub.json'), '--remote', d.address]);
+      assert.equal(s.code, 0, s.stderr);
+      // a relative .zkey path is resolved here (the daemon's cwd is not ours), then confined there
+      const rel = path.relative(here, f('circuit.zkey'));
+      const r = await runCli(['prove', rel, f('witness.wtns'), path.join(dir, 'rel.json'), path.join(dir, 'relpub.json'), '--remote', d.address]);
+      assert.equal(r.code, 0, r.stderr);
+      // an id never loaded is not found, whatever the cwd holds
+      const nf = await runCli(['submit', 'nope', f('witness.wtns'), '--remote', d.address]);
+      assert.equal(nf.code, 2, nf.stderr);
+      assert.match(nf.stderr, /E_NOT_FOUND: unknown key "nope"/);
+    } finally {
+      process.chdir(cwd);
+      await runCli(['keys', 'evict', 'ped', '--remote', d.address]);
+    }
   });
 
   it('queue pause holds submitted jobs queued; queue resume lets them run', async () => {

@@ -53,6 +53,15 @@ describe('engine (CPU core)', () => {
     }
   });
 
+  it("the CPU device's memory is the host budget: its limit, and what keys and jobs leave free (not 0)", async () => {
+    await e.await(e.submit({ key: zkey, witnesses: [w1] }).id); // a key loaded: some host bytes reserved
+    const st = e.status();
+    const cpu = st.devices.find((d) => d.id === 'cpu')!;
+    assert.equal(cpu.memoryTotal, st.budget.host.limit);
+    assert.ok(st.budget.host.used > 0, 'the key holds host bytes');
+    assert.equal(cpu.memoryFree, st.budget.host.limit - st.budget.host.used);
+  });
+
   it('computes witnesses from circuit inputs in worker threads', async () => {
     const s = set('bls12381', 'poseidon');
     const info = await e.await(e.submit({ key: vectorFile(s, 'circuit.zkey'), inputs: [readJson(s, 'input.json') as Record<string, unknown>], wasm: vectorFile(s, 'circuit.wasm') }).id);

@@ -8,9 +8,10 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function runCli(args: string[]): Promise<CliRun> {
+/** `tty`: stderr counts as a terminal (progress is drawn). */
+export async function runCli(args: string[], opts: { tty?: boolean } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const code = await main(args, { out: (t) => void (stdout += t), err: (t) => void (stderr += t) });
+  const code = await main(args, { out: (t) => void (stdout += t), err: (t) => void (stderr += t), errIsTTY: opts.tty === true });
   return { code, stdout, stderr };
 }

@@ -2,7 +2,7 @@
 // note, imports pointing one way, only src/ffi importing koffi, file-size caps, and the native and
 // TypeScript status tables agreeing.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,37 @@ describe('code shape', () => {
       for (const p of walk(path.join(root, dir)).filter((f) => re.test(f) && !f.includes('/vectors/') && !rel(f).startsWith('src/rpc/gen/'))) {
         assert.ok(lines(p) <= cap, `${rel(p)} has ${lines(p)} lines (cap ${cap})`);
       }
+    }
+  });
+
+  it('native layering: a file includes its own folder and layers below only (docs/architecture.md)', () => {
+    const nativeDir = path.join(root, 'native');
+    // below everything: the ABI, the error type every layer throws, the thread pool and GPU helpers
+    const base = ['include/', 'api/guard.hpp', 'util/thread_pool.', 'util/check.hpp', 'util/gpu.hpp'];
+    const ranks: [string, number][] = [['field/', 1], ['curve/', 2], ['ntt/', 3], ['msm/', 3], ['pairing/', 3], ['util/gpu_dispatch.', 4], ['groth16/', 5], ['api/', 6], ['tools/', 7]];
+    const rank = (r: string) => (base.some((b) => r.startsWith(b)) ? 0 : ranks.find(([dir]) => r.startsWith(dir))?.[1]);
+    const folder = (r: string) => r.split('/')[0];
+    for (const file of walk(nativeDir).filter((f) => /\.(hpp|cpp|h|cuh|cu)$/.test(f))) {
+      const from = path.relative(nativeDir, file);
+      const own = rank(from);
+      assert.notEqual(own, undefined, `native/${from}: no layer (add it to this test and docs/architecture.md)`);
+      for (const m of readFileSync(file, 'utf8').matchAll(/^#include "([^"]+)"/gm)) {
+        const near = path.join(path.dirname(file), m[1]!);
+        const target = path.relative(nativeDir, existsSync(near) ? near : path.join(nativeDir, m[1]!));
+        const r = rank(target);
+        assert.ok(r !== undefined && existsSync(path.join(nativeDir, target)), `native/${from} includes ${m[1]} (not found)`);
+        assert.ok(folder(target) === folder(from) || r < own! || r === 0, `native/${from} (layer ${own}) includes native/${target} (layer ${r})`);
+      }
+    }
+  });
+
+  it("README's byte sizes are what they say in JavaScript (8 << 30 is 0)", () => {
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const sizes = [...readme.matchAll(/\b(pinned|host|gpu|bytes): ([0-9][0-9 *<>x_()]*[0-9)])/g)];
+    assert.ok(sizes.length > 0, 'the createEngine example names a memory size');
+    for (const [text, , expr] of sizes) {
+      const v = Function(`return (${expr})`)() as number;
+      assert.ok(Number.isSafeInteger(v) && v >= 2 ** 20, `README: ${text} is ${v} bytes`);
     }
   });
 

@@ -1,0 +1,48 @@
+// The one table of the CLI's flags: which take a value (for the argv parser) and which each command
+// accepts (anything else is refused, naming the flag, exit 2). No imports but the serve option table
+// (itself import-free), so main.ts's parser loads nothing.
+import { OPTIONS, SERVE_VALUE_FLAGS } from '../server/config-options.js';
+import { InputError } from '../errors.js';
+
+/** Every command accepts these. */
+const GLOBAL = ['json', 'quiet', 'verbose', 'threads', 'help', 'version'];
+const REMOTE_VALUES = ['remote', 'token', 'priority', 'request-id', 'timeout-ms', 'deadline-ms', 'key-id', 'protocol', 'tls-ca', 'tls-cert', 'tls-key'];
+const REMOTE = [...REMOTE_VALUES, 'upload-key'];
+const BENCH_VALUES = ['circuit', 'witness', 'size', 'curve', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'remote', 'clients', 'token'];
+const DEV_VALUES = ['constraints', 'curve', 'seed'];
+const SERVE = [...OPTIONS.map((o) => o.flag), 'config', 'print-config'];
+
+/** Flags that take the next argument as their value (`--name value`; `--name=value` always works). */
+export const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  'threads', ...REMOTE_VALUES, ...BENCH_VALUES, ...DEV_VALUES, ...SERVE_VALUE_FLAGS,
+]);
+
+const COMMAND_FLAGS: Record<string, readonly string[]> = {
+  prove: [],
+  'prove --remote': REMOTE,
+  fullprove: [],
+  verify: [],
+  zkey: [],
+  'dev-circuit': DEV_VALUES,
+  'dev-setup': ['seed'],
+  bench: [...BENCH_VALUES, 'upload-key'],
+  demo: [],
+  serve: SERVE,
+  submit: REMOTE,
+  await: REMOTE,
+  status: REMOTE,
+  cancel: REMOTE,
+  queue: REMOTE,
+  keys: REMOTE,
+};
+
+/** Throws E_INVALID_ARG for the first flag `command` does not take (unknown commands are main's to refuse). */
+export function checkFlags(command: string, flags: ReadonlyMap<string, unknown>): void {
+  const table = command === 'prove' && flags.has('remote') ? 'prove --remote' : command;
+  const own = COMMAND_FLAGS[table];
+  if (own === undefined) return;
+  for (const name of flags.keys()) {
+    if (GLOBAL.includes(name) || own.includes(name)) continue;
+    throw new InputError('E_INVALID_ARG', `unknown option --${name} for \`cuzk ${command}\`: see \`cuzk ${command} --help\``);
+  }
+}
