@@ -175,7 +175,7 @@ async function benchRemoteMode(r: BenchResult, m: RemoteMode): Promise<void> {
     '',
     `\`npm run bench -- engine ${m.argv}\`; ${m.what}; ${r.run.jobs} jobs after ${r.run.warmup} warm-up per run, one proof per job.`,
     `In-process: the engine in the bench's process, ${r.run.concurrency} in flight. Then ${where}, same engine options,`,
-    `${clients} SDK clients (\`cuzk/client\`) with one job in flight each (submit, then await), over gRPC and then over Connect.`,
+    `${clients} SDK clients (\`cuzk/client\`) with one job in flight each (submit, then await), over gRPC and then over Connect; each protocol one continuous stream, the window opening when its warm-up jobs have completed.`,
     'Latency is submit → completed; GPU utilisation for the daemon from GetStatus (utilisation × uptime per device, delta over the window);',
     'submit MB/s = witness bytes / time inside submit calls; every proof verified by the engine, the daemon\'s again here with cuzk\'s verifier.',
     loadAverage(),

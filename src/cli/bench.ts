@@ -20,7 +20,8 @@ pinned-pool allocations after warm-up. Every proof is verified; any failed job g
 --size K makes (once) an INSECURE dev circuit and key of 2^K constraints under ./.cache/bench.
 
 With --remote the same stream then runs through a \`cuzk serve\` daemon, by --clients SDK clients
-(one job in flight each) over gRPC and then over Connect, and the in-process, gRPC and Connect runs
+(one job in flight each; per protocol one continuous stream whose window opens when its warm-up
+jobs have completed) over gRPC and then over Connect, and the in-process, gRPC and Connect runs
 are printed side by side: proofs/s and its ratio to in-process, latency, GPU kernel utilisation,
 submit MB/s and p50, and every proof the daemon returned verified again here.
 --remote self starts the daemon itself (loopback, a temporary data dir, the same --backend and

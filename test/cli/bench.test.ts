@@ -120,10 +120,15 @@ function checkCompare(res: RemoteBench, jobs: number): void {
 
 describe('cuzk bench --remote (CPU core)', () => {
   it('self: runs the stream in-process, then through its own cuzk serve child over gRPC and Connect, and stops the child', async () => {
-    const r = await runCli(['bench', '--size', '12', '--jobs', '4', '--warmup', '1', '--clients', '2', '--remote', 'self', '--backend', 'cpu', '--threads', '2', '--json']);
+    const trace = path.join(mkdtempSync(path.join(tmpdir(), 'cuzk-bench-trace-')), 't.json');
+    const r = await runCli(['bench', '--size', '12', '--jobs', '4', '--warmup', '1', '--clients', '2', '--remote', 'self', '--backend', 'cpu', '--threads', '2', '--json', '--trace', trace]);
     assert.equal(r.code, 0, r.stderr);
     const res = JSON.parse(r.stdout) as RemoteBench;
     checkCompare(res, 4);
+    // --trace: the in-process run's trace, and the daemon child's beside it (both protocols' jobs)
+    const spans = (f: string) => (JSON.parse(readFileSync(f, 'utf8')) as { traceEvents: { ph: string; name: string }[] }).traceEvents.filter((e) => e.ph === 'X' && e.name === 'synthesis').length;
+    assert.ok(spans(trace) >= 5, 'in-process trace: a synthesis span per job');
+    assert.equal(spans(trace.replace(/\.json$/, '-daemon.json')), 2 * (4 + 1), 'daemon trace: a synthesis span per job of both protocols, warm-up included');
     assert.equal(res.daemon.backend, 'cpu');
     assert.match(res.daemon.address, /^127\.0\.0\.1:\d+$/);
     assert.equal(res.daemon.keyId, path.resolve('.cache/bench/bn128-2_12/circuit.zkey'), 'the daemon loaded the fixture by its path');
