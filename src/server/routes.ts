@@ -120,7 +120,8 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
         for (let n = await it.next(); !n.done; n = await it.next()) yield n.value.data;
       };
       const size = first.value.size > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(first.value.size);
-      // each chunk's bytes lie alone in the buffer Connect decoded its message from: moved, not copied
+      // over gRPC upload-grpc.ts answers first; here the Connect protocol's streaming form. Each chunk's
+      // bytes lie alone in the buffer Connect decoded its message from: moved, not copied
       const up = await c.intake.upload(first.value.key, size, data(), 'uploaded witness', true);
       c.log.debug({ witnessId: up.id, bytes: up.file.size }, 'witness uploaded');
       return create(WitnessUploadSchema, { witnessId: up.id, size: BigInt(up.file.size), sha256: up.file.sha256 });

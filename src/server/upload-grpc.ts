@@ -5,7 +5,7 @@
 // iterators: on the H200 machine (10 clients, 15 witnesses of 32 MiB a second) that was ~20 ms of
 // the daemon's event loop per witness, the difference between its gRPC and Connect throughput.
 // The same intake, checks and answers as the routed RPC (which still serves the Connect protocol's
-// streaming form); api.test.ts and intake.test.ts run the generated gRPC client against it.
+// streaming form); upload-grpc.test.ts runs connect-es's own gRPC client against it, and the SDK's.
 import { create, toBinary } from '@bufbuild/protobuf';
 import { encodeEnvelope } from '@connectrpc/connect/protocol';
 import { InputError } from '../errors.js';
