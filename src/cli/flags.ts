@@ -10,7 +10,7 @@ const REMOTE_VALUES = ['remote', 'token', 'priority', 'request-id', 'timeout-ms'
 const REMOTE = [...REMOTE_VALUES, 'upload-key'];
 const BENCH_VALUES = ['circuit', 'witness', 'size', 'curve', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'remote', 'clients', 'token'];
 const DEV_VALUES = ['constraints', 'curve', 'seed'];
-const SERVE = [...OPTIONS.map((o) => o.flag), 'config', 'print-config'];
+const SERVE = [...OPTIONS.map((o) => o.flag), 'config', 'print-config', 'check'];
 
 /** Flags that take the next argument as their value (`--name value`; `--name=value` always works). */
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
@@ -28,6 +28,7 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
   bench: [...BENCH_VALUES, 'upload-key'],
   demo: [],
   serve: SERVE,
+  doctor: SERVE.filter((f) => f !== 'print-config' && f !== 'check'),
   submit: REMOTE,
   await: REMOTE,
   status: REMOTE,

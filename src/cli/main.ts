@@ -24,7 +24,8 @@ commands:
   demo                                                            prove the bundled examples (npm start)
 
 serving (docs: README "Serving"):
-  serve [--config cuzk.toml] [--print-config]                     run the proving daemon (gRPC + JSON over HTTP)
+  serve [--config cuzk.toml] [--print-config] [--check]           run the proving daemon (gRPC + JSON over HTTP)
+  doctor [--config cuzk.toml] [serve options]                     can this machine serve as configured? what to fix
   submit <key> <wtns>... --remote <addr>                          queue a job on a daemon, print its id
   await <job-id> [<proof.json> <public.json>] --remote <addr>     wait for a job, write its proof
   prove <zkey> <wtns> <proof.json> <public.json> --remote <addr>  prove on a daemon (same files as local prove)
@@ -76,6 +77,11 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
       const m = await import('./serve.js');
       if (help) return (ctx.io.out(m.SERVE_HELP + '\n'), 0);
       return m.serveCommand(ctx, p.flags);
+    }
+    case 'doctor': {
+      const m = await import('./doctor.js');
+      if (help) return (ctx.io.out(m.DOCTOR_HELP + '\n'), 0);
+      return m.doctorCommand(ctx, p.flags);
     }
     case 'submit':
     case 'await':

@@ -11,11 +11,12 @@ import { startEngine } from '../server/start-engine.js';
 import type { CliContext } from './output.js';
 import { findProjectRoot } from './root.js';
 
-export const SERVE_HELP = `usage: cuzk serve [--config cuzk.toml] [--print-config] [options]
+export const SERVE_HELP = `usage: cuzk serve [--config cuzk.toml] [--print-config] [--check] [options]
 
 Runs the proving daemon: gRPC, gRPC-Web and Connect (JSON over HTTP) on one port, plus
 GET /metrics (Prometheus), /healthz and /readyz. Jobs are journaled in <data_dir>/journal.sqlite
-and survive restarts. SIGINT/SIGTERM drain (a second signal exits at once).
+and survive restarts. SIGINT/SIGTERM drain (a second signal exits at once). --check runs
+\`cuzk doctor\`'s checks for this configuration and exits with their status (0 ok, 1 failed).
 
 Every option is a TOML key (sections as shown) and a flag; flags win over the file:
 ${optionsHelp()}`;
@@ -24,6 +25,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const configFlag = flags.get('config');
   const cfg = loadServeConfig({ configPath: typeof configFlag === 'string' ? configFlag : undefined, flags });
   if (flags.has('print-config')) return (ctx.io.out(printConfig(cfg)), 0);
+  if (flags.has('check')) return (await import('./doctor.js')).runDoctor(ctx, cfg);
   const exposure = checkExposure(parseListen(cfg.listen), cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa }); // before anything opens
   setLogLevel(cfg.logLevel); // the one level: daemon, engine and native loader log through `log`
   if (exposure) log.warn(exposure);

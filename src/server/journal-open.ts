@@ -11,6 +11,21 @@ import { CuzkError, InputError, ResourceError } from '../errors.js';
 
 const SIDE_FILES = ['-wal', '-shm', '-journal'];
 
+/** Why `file` or its directory cannot be written (a read-only file system, or this user's permissions),
+ * in a journal fault's words; undefined when access(2) allows both (`cuzk doctor` asks this too). */
+export function notWritable(file: string): string | undefined {
+  for (const p of [file, path.dirname(file)]) {
+    try {
+      accessSync(p, constants.W_OK);
+    } catch (e) {
+      const errno = (e as NodeJS.ErrnoException).code;
+      if (errno === 'EROFS') return 'is on a read-only file system: remount it read-write, or point --data-dir elsewhere';
+      if (errno === 'EACCES' || errno === 'EPERM') return `is read-only for this user (${p} is not writable): fix its owner or mode, or point --data-dir elsewhere`;
+    }
+  }
+  return undefined;
+}
+
 /** What is wrong and what to do, for an SQLite error that is a fault of the journal file (not of a query). */
 function describe(file: string, err: unknown): string | undefined {
   const code = (err as { code?: unknown }).code;
@@ -23,15 +38,8 @@ function describe(file: string, err: unknown): string | undefined {
     return `is corrupt or not a cuzk journal (${code}): stop the daemon, move it (and ${path.basename(file)}-wal) aside and start again for a new journal (jobs in the old one are lost unless \`sqlite3 .recover\` saves them)`;
   }
   if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM') {
-    for (const p of [file, path.dirname(file)]) {
-      try {
-        accessSync(p, constants.W_OK);
-      } catch (e) {
-        const errno = (e as NodeJS.ErrnoException).code;
-        if (errno === 'EROFS') return 'is on a read-only file system: remount it read-write, or point --data-dir elsewhere';
-        if (errno === 'EACCES' || errno === 'EPERM') return `is read-only for this user (${p} is not writable): fix its owner or mode, or point --data-dir elsewhere`;
-      }
-    }
+    const denied = notWritable(file);
+    if (denied) return denied;
     if (code.startsWith('SQLITE_READONLY')) return 'is read-only: make it and its directory writable by the daemon, or point --data-dir elsewhere';
     return `cannot be read or written (${code}, an I/O error): check the disk and the file system`;
   }
@@ -45,6 +53,14 @@ export function journalFault(file: string, err: unknown, atStart: boolean): Cuzk
   if (what === undefined) return undefined;
   const message = `journal ${file}: ${what}`;
   return atStart ? new InputError('E_INVALID_ARG', message, { cause: err }) : new ResourceError('E_UNAVAILABLE', message, { retryable: true, cause: err });
+}
+
+/** A journal file's faults that SQLite would not report: not a regular file, or empty. */
+export function fileProblem(file: string, st: Stats): string | undefined {
+  if (!st.isFile()) return 'not a regular file: point --data-dir elsewhere';
+  // SQLite would take an empty file for a new journal: losing every journaled job without a word
+  if (st.size === 0) return `the file is empty (0 bytes), so the jobs it held are gone: restore it from a backup, or delete it (and ${path.basename(file)}-wal) to start a new journal`;
+  return undefined;
 }
 
 function statOrUndefined(p: string): Stats | undefined {
@@ -67,9 +83,8 @@ export function openJournal(file: string, schema: string): Database.Database {
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     st = statOrUndefined(file);
-    if (st && !st.isFile()) throw cannot('not a regular file: point --data-dir elsewhere');
-    // SQLite would take an empty file for a new journal: losing every journaled job without a word
-    if (st && st.size === 0) throw cannot(`the file is empty (0 bytes), so the jobs it held are gone: restore it from a backup, or delete it (and ${path.basename(file)}-wal) to start a new journal`);
+    const problem = st && fileProblem(file, st);
+    if (problem) throw cannot(problem);
     if (st) {
       for (const p of [file, ...SIDE_FILES.map((s) => file + s)]) {
         const s = p === file ? st : statOrUndefined(p);
