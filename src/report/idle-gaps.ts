@@ -2,9 +2,10 @@
 // waits for the job nearest to it. Per instant, in that order: a job uploading to this lane
 // ('upload'), a job past synthesis but not yet on a device ('untraced': budget, key-upload and
 // buffer waits are not spans, so the trace cannot say which), synthesis running ('synthesis'),
-// witness generation running ('witness'), jobs still in the scheduler's queue ('dispatch'), any
-// other job not yet on a device ('untraced'), else nothing submitted that still needs a device
-// ('queue'). A memory wait is never inferred: the engine records none.
+// witness generation running ('witness'), a dispatched job in none of those ('untraced': reading
+// its witness file, waiting for pinned buffers), jobs only in the scheduler's queue ('dispatch'),
+// else nothing submitted that still needs a device ('queue'). A memory wait is never inferred: the
+// engine records none.
 import { boundariesWithin, complement, contains, union, type Interval } from './intervals.js';
 import type { TraceSpan } from './trace-read.js';
 
@@ -38,6 +39,8 @@ export interface PipelineState {
   queued: Interval[];
   /** some job submitted and not yet on a device */
   awaiting: Interval[];
+  /** some job out of the scheduler's queue and not yet on a device */
+  dispatched: Interval[];
   /** some job past synthesis and not yet on a device */
   ready: Interval[];
   /** per copy track ('gpu:0:copy'): its uploads */
@@ -49,11 +52,14 @@ export function pipelineState(spans: readonly TraceSpan[]): PipelineState {
   for (const s of spans) if (s.job !== undefined) (byJob.get(s.job) ?? byJob.set(s.job, []).get(s.job)!).push(s);
   const awaiting: Interval[] = [];
   const ready: Interval[] = [];
+  const dispatched: Interval[] = [];
   for (const js of byJob.values()) {
     const submit = Math.min(...js.map((s) => s.start));
     const onDevice = js.filter((s) => isDeviceLane(s.track)).map((s) => s.start);
     const devStart = onDevice.length ? Math.min(...onDevice) : Math.max(...js.map((s) => s.end));
     awaiting.push([submit, devStart]);
+    const queued = js.filter((s) => s.track === 'queue').map((s) => s.end);
+    dispatched.push([queued.length ? Math.max(...queued) : submit, devStart]);
     const synth = js.filter((s) => s.name === 'synthesis').map((s) => s.end);
     if (synth.length) ready.push([Math.max(...synth), devStart]);
   }
@@ -67,6 +73,7 @@ export function pipelineState(spans: readonly TraceSpan[]): PipelineState {
     witness: on((s) => s.track === 'witness'),
     queued: on((s) => s.track === 'queue'),
     awaiting: union(awaiting),
+    dispatched: union(dispatched),
     ready: union(ready),
     uploads,
   };
@@ -78,6 +85,7 @@ function causeAt(st: PipelineState, upload: readonly Interval[], t: number): Cau
   if (contains(st.ready, t)) return 'untraced';
   if (contains(st.synthesis, t)) return 'synthesis';
   if (contains(st.witness, t)) return 'witness';
+  if (contains(st.dispatched, t)) return 'untraced';
   if (contains(st.queued, t)) return 'dispatch';
   return 'untraced';
 }
@@ -85,7 +93,7 @@ function causeAt(st: PipelineState, upload: readonly Interval[], t: number): Cau
 /** Every hole in `busy` (the lane's merged spans) inside the window, with its causes. */
 export function idleGaps(lane: string, busy: readonly Interval[], window: Interval, st: PipelineState): IdleGap[] {
   const upload = st.uploads.get(`${lane}:copy`) ?? [];
-  const sets = [st.awaiting, upload, st.ready, st.synthesis, st.witness, st.queued];
+  const sets = [st.awaiting, upload, st.ready, st.synthesis, st.witness, st.dispatched, st.queued];
   return complement(busy, window[0], window[1]).map(([a, b]) => {
     const cuts = [a, b, ...sets.flatMap((set) => boundariesWithin(set, a, b))].sort((x, y) => x - y);
     const byCause: Partial<Record<Cause, number>> = {};

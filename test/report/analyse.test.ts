@@ -46,6 +46,20 @@ describe('trace analysis', () => {
     assert.equal(+r.gaps[0]!.byCause.queue!.toFixed(3), 390);
   });
 
+  it('a dispatched job outside any traced stage is nearer the lane than a queued one', () => {
+    const sp = (name: string, track: string, job: string, start: number, end: number) => ({ name, track, job, start, end, args: {} });
+    const r = analyseTrace([
+      sp('msm', 'cpu', 'a', 0, 100),
+      // b: dispatched at 100, reads its witness (no span) until 160, synthesis 160..200; c queued 100..300
+      sp('queue', 'queue', 'b', 90, 100), sp('synthesis', 'synthesis', 'b', 160, 200), sp('msm', 'cpu', 'b', 200, 300),
+      sp('queue', 'queue', 'c', 100, 300), sp('synthesis', 'synthesis', 'c', 300, 320), sp('msm', 'cpu', 'c', 320, 400),
+    ]);
+    assert.deepEqual(r.gaps.map((g) => [g.start, g.dur, g.cause, round(g.byCause)]), [
+      [100, 100, 'untraced', { untraced: 60, synthesis: 40 }],
+      [300, 20, 'synthesis', { synthesis: 20 }],
+    ]);
+  });
+
   it('per-phase distributions and the copies\' bandwidth', () => {
     const r = report(200);
     const phase = (n: string) => {
