@@ -10,11 +10,12 @@ const REMOTE_VALUES = ['remote', 'token', 'priority', 'request-id', 'timeout-ms'
 const REMOTE = [...REMOTE_VALUES, 'upload-key'];
 const BENCH_VALUES = ['circuit', 'witness', 'size', 'curve', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'remote', 'clients', 'token'];
 const DEV_VALUES = ['constraints', 'curve', 'seed'];
+const REPORT_VALUES = ['bin-ms'];
 const SERVE = [...OPTIONS.map((o) => o.flag), 'config', 'print-config', 'check'];
 
 /** Flags that take the next argument as their value (`--name value`; `--name=value` always works). */
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
-  'threads', ...REMOTE_VALUES, ...BENCH_VALUES, ...DEV_VALUES, ...SERVE_VALUE_FLAGS,
+  'threads', ...REMOTE_VALUES, ...BENCH_VALUES, ...DEV_VALUES, ...REPORT_VALUES, ...SERVE_VALUE_FLAGS,
 ]);
 
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
@@ -27,6 +28,7 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
   'dev-setup': ['seed'],
   bench: [...BENCH_VALUES, 'upload-key'],
   demo: [],
+  report: REPORT_VALUES,
   serve: SERVE,
   doctor: SERVE.filter((f) => f !== 'print-config' && f !== 'check'),
   submit: REMOTE,

@@ -21,6 +21,7 @@ commands:
   dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
   bench --circuit <zkey> --witness <wtns> | --size K              the engine on a stream of jobs: proofs/s, latency, GPU use
                                                                   (--remote self|<addr>: the same through a daemon, side by side)
+  report <trace.json> <report.html>                               a trace as an offline HTML page: device use, idle gaps and why
   demo                                                            prove the bundled examples (npm start)
 
 serving (docs: README "Serving"):
@@ -120,6 +121,11 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
       const m = await import('./bench.js');
       if (help) return (ctx.io.out(m.BENCH_HELP + '\n'), 0);
       return m.benchCommand(ctx, args, p.flags);
+    }
+    case 'report': {
+      const m = await import('./report.js');
+      if (help) return (ctx.io.out(m.REPORT_HELP + '\n'), 0);
+      return m.reportCommand(ctx, args, p.flags);
     }
     case 'demo':
       return (await import('./demo.js')).demoCommand(ctx);
