@@ -153,7 +153,8 @@ class PostgresJobStore implements JobStore {
         values,
       );
       if (r.rowCount === 1) return { inserted: true };
-      const existing = await this.byRequestId(job.requestId!);
+      if (job.requestId === undefined) throw new CuzkError('E_INTERNAL', `store: job ${job.id} was neither inserted nor refused`);
+      const existing = await this.byRequestId(job.requestId);
       if (existing) return { inserted: false, existing };
       // the holder of the request id was purged between the two statements: insert again
     }

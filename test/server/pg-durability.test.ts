@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { CuzkClient } from '../../src/client/index.js';
+import { CuzkClient, CuzkError } from '../../src/client/index.js';
 import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { postgresProblem, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
@@ -45,7 +45,7 @@ async function row(url: string, id: string): Promise<{ state: string; request_id
   }
 }
 
-describe('cuzk serve --store postgres: durability', { skip, timeout: 120_000 }, () => {
+describe('cuzk serve --store postgres: durability and faults', { skip, timeout: 120_000 }, () => {
   it('kill -9 with a job queued, restart on the same database: it completes and verifies', async () => {
     const url = await server.createDatabase('durable');
     const args = ['--store', url, ...vectorDirArgs()];
@@ -81,6 +81,35 @@ describe('cuzk serve --store postgres: durability', { skip, timeout: 120_000 }, 
       assert.equal(await d.stop(), 0, d.logs());
     } finally {
       await d.stop('SIGKILL');
+    }
+  });
+
+  it('the server stopped under a running daemon: Submit is E_UNAVAILABLE, /readyz 503 naming the store; both recover when it is back', async () => {
+    const url = await server.createDatabase('faults');
+    d = await startDaemon({ dataDir: makeDataDir(), args: ['--store', url, ...vectorDirArgs()] });
+    try {
+      const c = new CuzkClient({ address: d.address });
+      assert.equal((await c.prove({ key: zkey, witnesses: [witness] })).state, 'completed');
+      assert.equal((await fetch(`${d.url}/readyz`)).status, 200);
+      server.halt(); // the daemon's idle connections are closed under it: it must not crash
+      const err = await c.submit({ key: zkey, witnesses: [witness] }).then(() => undefined, (e: unknown) => e);
+      assert.ok(err instanceof CuzkError, String(err));
+      assert.equal(err.code, 'E_UNAVAILABLE', err.message);
+      assert.equal(err.retryable, true);
+      assert.match(err.message, new RegExp(`store ${url}: `));
+      const ready = await fetch(`${d.url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.match(((await ready.json()) as { reason: string }).reason, new RegExp(`^store ${url}: cannot connect \\(ECONNREFUSED\\)`));
+      assert.equal((await fetch(`${d.url}/healthz`)).status, 200, 'the daemon stays up');
+      server.start();
+      assert.equal((await fetch(`${d.url}/readyz`)).status, 200);
+      const done = await c.prove({ key: zkey, witnesses: [witness] });
+      assert.equal(done.state, 'completed', JSON.stringify(done.error));
+      assert.equal(await snarkjsVerify(vkey, done.proofs![0]!.publicSignals, done.proofs![0]!.proof), true);
+      assert.equal(await d.stop(), 0, d.logs());
+    } finally {
+      await d.stop('SIGKILL');
+      removeDataDir(d.dataDir);
     }
   });
 });
