@@ -1,6 +1,6 @@
 // A real PostgreSQL server for the tests: Debian's binaries (/usr/lib/postgresql/<v>/bin), a new
 // cluster in a temp dir (initdb, trust auth for one superuser), listening on 127.0.0.1 at a free port
-// and on a unix socket in that dir; stopped and removed by stop(). PostgreSQL refuses to run as root,
+// and on a unix socket in that dir; stopped and removed by stop(), or when the test process exits. PostgreSQL refuses to run as root,
 // so as root the server runs as an unprivileged system user (cuzk-test, made with useradd if absent)
 // through runuser. When no server can be started, postgresProblem() says what is missing and what
 // to do (`.ci/run` installs the `postgresql` package with apt-get).
@@ -91,6 +91,18 @@ export async function startPostgres(): Promise<PostgresServer> {
   start();
   const url = (db: string) => `postgres://${PG_SUPERUSER}@127.0.0.1:${port}/${db}`;
   let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stop);
+    try {
+      run('pg_ctl', ['-D', data, '-w', '-m', 'immediate', 'stop']);
+    } catch {
+      // already halted
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stop); // a test process that dies leaves no server behind
   return {
     port,
     url,
@@ -106,15 +118,6 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
     halt: () => run('pg_ctl', ['-D', data, '-w', '-m', 'fast', 'stop']),
     start,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        run('pg_ctl', ['-D', data, '-w', '-m', 'immediate', 'stop']);
-      } catch {
-        // already halted
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
