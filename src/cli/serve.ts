@@ -7,6 +7,7 @@ import { checkExposure, parseListen } from '../server/auth.js';
 import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
 import { Daemon } from '../server/daemon.js';
 import { openJournalThread } from '../server/journal-thread.js';
+import { openPostgresStore } from '../server/pg-store.js';
 import { startEngine } from '../server/start-engine.js';
 import type { CliContext } from './output.js';
 import { findProjectRoot } from './root.js';
@@ -15,8 +16,9 @@ export const SERVE_HELP = `usage: cuzk serve [--config cuzk.toml] [--print-confi
 
 Runs the proving daemon: gRPC, gRPC-Web and Connect (JSON over HTTP) on one port, plus
 GET /metrics (Prometheus), /healthz and /readyz. Jobs are journaled in <data_dir>/journal.sqlite
-and survive restarts. SIGINT/SIGTERM drain (a second signal exits at once). --check runs
-\`cuzk doctor\`'s checks for this configuration and exits with their status (0 ok, 1 failed).
+(or, with --store postgres://USER@HOST:PORT/DB, in PostgreSQL) and survive restarts. SIGINT/SIGTERM drain (a second
+signal exits at once). --check runs \`cuzk doctor\`'s checks for this configuration and exits with their
+status (0 ok, 1 failed).
 
 Every option is a TOML key (sections as shown) and a flag; flags win over the file:
 ${optionsHelp()}`;
@@ -30,7 +32,8 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   setLogLevel(cfg.logLevel); // the one level: daemon, engine and native loader log through `log`
   if (exposure) log.warn(exposure);
   const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-  const store = await openJournalThread(journalPath(cfg)); // its commits wait on their own thread, not the event loop
+  // SQLite's commits wait on a thread of their own, not the event loop; PostgreSQL's are I/O
+  const store = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl) : await openJournalThread(journalPath(cfg));
   const engine = await startEngine({ ...toEngineConfig(cfg), logger: log });
   const daemon = new Daemon({ cfg, engine, store, log, version });
   try {

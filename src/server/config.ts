@@ -9,6 +9,7 @@ import { InputError } from '../errors.js';
 import type { EngineConfig } from '../engine/api.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 import { OPTIONS, type OptionDef } from './config-options.js';
+import { parseStoreUrl, redactUrl } from './pg-faults.js';
 
 export interface ServeConfig {
   listen: string;
@@ -18,6 +19,7 @@ export interface ServeConfig {
   tlsKey: string;
   tlsClientCa: string;
   dataDir: string;
+  storeUrl: string;
   keyDirs: string[];
   inputDirs: string[];
   logLevel: LogLevel;
@@ -123,6 +125,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
+  if (cfg.storeUrl) parseStoreUrl(cfg.storeUrl);
   if (cfg.maxStreams < 1) throw new InputError('E_INVALID_ARG', 'limits.max_streams_per_connection must be at least 1, got 0');
   return cfg;
 }
@@ -154,12 +157,13 @@ export function toEngineConfig(cfg: ServeConfig): EngineConfig {
   };
 }
 
-/** The effective configuration as a TOML file (the token redacted). */
+/** The effective configuration as a TOML file (the token and the store's password redacted). */
 export function printConfig(cfg: ServeConfig): string {
   const doc: Record<string, Record<string, unknown>> = { '': {} };
   for (const o of OPTIONS) {
     let v = (cfg as unknown as Record<string, unknown>)[o.name];
     if (o.name === 'token' && v) v = '<redacted>';
+    if (o.name === 'storeUrl' && v) v = redactUrl(String(v));
     const [section, key] = o.toml.includes('.') ? o.toml.split('.') as [string, string] : ['', o.toml];
     (doc[section] ??= {})[key] = v;
   }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
-import { CuzkError } from '../../src/errors.js';
+import { CuzkError, InputError } from '../../src/errors.js';
 import { OPTIONS } from '../../src/server/config-options.js';
 import { defaultConfig, loadServeConfig, printConfig, toEngineConfig } from '../../src/server/config.js';
 import { runCli } from '../helpers/capture.js';
@@ -81,12 +81,24 @@ describe('serve config', () => {
     assert.equal((parseToml(r.stdout) as { engine: { max_queue: number } }).engine.max_queue, 3);
   });
 
+  it('store.url (TOML) and --store: a postgres:// URL, checked at load; --print-config hides its password', () => {
+    assert.equal(loadServeConfig({ env: {} }).storeUrl, '', 'absent: the SQLite journal');
+    const c = loadServeConfig({ configPath: toml('[store]\nurl = "postgres://cuzk:pw@db.local:5433/jobs"\n'), env: {} });
+    assert.equal(c.storeUrl, 'postgres://cuzk:pw@db.local:5433/jobs');
+    assert.equal(loadServeConfig({ env: {}, flags: new Map([['store', 'postgres://a@b/c']]) }).storeUrl, 'postgres://a@b/c');
+    const text = printConfig(c);
+    assert.match(text, /\[store\]\nurl = "postgres:\/\/cuzk@db.local:5433\/jobs"/);
+    assert.ok(!text.includes('pw'), text);
+    assert.throws(() => loadServeConfig({ env: {}, flags: new Map([['store', 'mysql://u:secret@h/db']]) }), (e: Error) => e instanceof InputError && /^store mysql:\/\/u@h\/db: not a postgres:\/\/ URL/.test(e.message));
+    assert.throws(() => loadServeConfig({ env: {}, flags: new Map([['store', 'postgres://u@h']]) }), /store postgres:\/\/u@h: names no host or no database/);
+  });
+
   it('every option has a reader, a flag and a documented default', () => {
     const defaults = defaultConfig() as unknown as Record<string, unknown>;
     for (const o of OPTIONS) {
       assert.ok(o.name in defaults, o.name);
       assert.ok(o.doc.length > 10, `${o.name} is documented`);
-      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : 'v';
+      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : 'v';
       const flags = new Map([[o.flag, v]]);
       if (o.flag.startsWith('tls-')) for (const f of ['tls-cert', 'tls-key']) if (!flags.has(f)) flags.set(f, 'x.pem'); // they go together
       const c = loadServeConfig({ env: {}, flags }) as unknown as Record<string, unknown>;

@@ -1,38 +1,25 @@
-// The journal's conformance suite, run on each JobStore backend (the SqliteJobStore called on this
-// thread, and the same store on its own thread through journal-thread.ts): jobs with their witness
-// files (path, size, hash; never bytes) round-trip, request ids are unique, results replace payloads,
-// purge respects retention, keys persist, everything survives reopening the file, and each fault
-// comes back as the same error (class, code, message, retryable flag) from either backend.
+// The SQLite journal on each of its backends (the SqliteJobStore called on this thread, and the same
+// store on its own thread through journal-thread.ts): the JobStore conformance suite
+// (store-conformance.ts, also run on PostgreSQL), then what is SQLite's own: secure_delete, journals
+// from before the spool, files that cannot be opened, a full disk; each fault comes back as the same
+// error (class, code, message, retryable flag) from either backend.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, it } from 'node:test';
-import type { JobInfo } from '../../src/engine/api.js';
 import { CuzkError, InputError, ResourceError } from '../../src/errors.js';
-import type { JobStore, StoredJob } from '../../src/server/job-store.js';
+import type { JobStore } from '../../src/server/job-store.js';
 import { openJournalThread } from '../../src/server/journal-thread.js';
 import { SqliteJobStore } from '../../src/server/sqlite-store.js';
 import { useTmpDir } from '../helpers/tmp.js';
-
-const FILES = [{ path: '/spool/a.wtns', size: 1234, sha256: 'ab'.repeat(32), owned: true }, { path: '/srv/w.wtns', size: 76, sha256: 'file:1700000000000', owned: false }];
-
-function job(id: string, over: Partial<StoredJob> = {}): StoredJob {
-  return { id, fingerprint: `fp-${id}`, key: 'k', priority: 'normal', state: 'queued', partitions: 2, submittedAt: 1000, request: { witnessFiles: FILES }, ...over };
-}
+import { failure, FILES, job, storeConformance } from './store-conformance.js';
 
 const BACKENDS: { name: string; open: (file: string) => Promise<JobStore> }[] = [
   { name: 'SqliteJobStore on the calling thread', open: async (file) => new SqliteJobStore(file) },
   { name: 'SqliteJobStore on its own thread (openJournalThread)', open: (file) => openJournalThread(file) },
 ];
-
-/** What a backend threw or rejected with. */
-async function failure(p: () => Promise<unknown>): Promise<Error> {
-  const out = await p().then(() => undefined, (e: unknown) => e);
-  assert.ok(out instanceof Error, `expected a failure, got ${String(out)}`);
-  return out;
-}
 
 function assertError(err: Error, cls: new (...a: never[]) => Error, code: string, message: RegExp | string, retryable?: boolean): void {
   assert.equal(err.constructor, cls, `${err.constructor.name}: ${err.message}`);
@@ -69,46 +56,11 @@ for (const backend of BACKENDS) {
   describe(`JobStore conformance: ${backend.name}`, () => {
     const tmp = useTmpDir('cuzk-journal-');
     const openStore = backend.open;
-
-    it('insert, dedup by request id, finish, unfinished, purge; durable across reopen', async () => {
-      const file = path.join(tmp(), 'sub', 'journal.sqlite');
-      let s = await openStore(file);
-      assert.deepEqual(await s.insert(job('a', { requestId: 'r1' })), { inserted: true });
-      const dup = await s.insert(job('b', { requestId: 'r1', fingerprint: 'other' }));
-      assert.equal(dup.inserted, false);
-      assert.equal(!dup.inserted && dup.existing.id, 'a');
-      await s.insert(job('c', { submittedAt: 2000, request: { inputs: [{ a: '1' }], wasm: '/w.wasm' }, deadlineMs: 500 }));
-      await s.putKey('kid', '/keys/k.zkey');
-      await s.close();
-
-      s = await openStore(file);
-      const open = await s.unfinished();
-      assert.deepEqual(open.map((j) => j.id), ['a', 'c']);
-      assert.deepEqual(open[0]!.request!.witnessFiles, FILES);
-      assert.equal(open[0]!.request!.witnesses, undefined, 'no witness bytes in the journal');
-      assert.equal(open[0]!.requestId, 'r1');
-      assert.deepEqual(open[1]!.request!.inputs, [{ a: '1' }]);
-      assert.equal(open[1]!.request!.wasm, '/w.wasm');
-      assert.equal(open[1]!.deadlineMs, 500);
-      assert.deepEqual(await s.keys(), [{ id: 'kid', path: '/keys/k.zkey' }]);
-
-      const result: JobInfo = { id: 'a', key: 'k', priority: 'normal', state: 'completed', partitions: 2, submittedAt: 1000, finishedAt: 5000, timings: { msm: 3 }, proofs: [] };
-      await s.finish(result);
-      const a = await s.get('a');
-      assert.equal(a?.state, 'completed');
-      assert.equal(a?.request, undefined, 'the witnesses are dropped once terminal');
-      assert.deepEqual(a?.result, result);
-      assert.deepEqual((await s.unfinished()).map((j) => j.id), ['c']);
-      assert.deepEqual(await s.counts(), { completed: 1, queued: 1 });
-      assert.equal(await s.purge(4999), 0);
-      assert.equal(await s.purge(5001), 1);
-      assert.equal(await s.get('a'), undefined);
-      assert.equal(await s.byRequestId('r1'), undefined, 'a purged request id can be used again');
-      await s.remove('c');
-      assert.deepEqual(await s.counts(), {});
-      await s.deleteKey('kid');
-      assert.deepEqual(await s.keys(), []);
-      await s.close();
+    storeConformance({
+      name: backend.name,
+      fresh: async () => path.join(tmp(), 'sub', 'journal.sqlite'),
+      open: openStore,
+      duplicateId: { name: 'SqliteError', code: 'SQLITE_CONSTRAINT_PRIMARYKEY', message: 'UNIQUE constraint failed: jobs.id' },
     });
 
     it('the inputs of a finished job leave no trace in the journal files (secure_delete)', async () => {
@@ -159,14 +111,10 @@ for (const backend of BACKENDS) {
       assert.equal((g.cause as { code?: string } | undefined)?.code, 'SQLITE_NOTADB', 'the SQLite error is the cause (--verbose prints it)');
     });
 
-    it("a query's own error passes as it is; a bad row is the CuzkError it was", async () => {
+    it('a bad row is the CuzkError it was', async () => {
       const file = path.join(tmp(), 'journal.sqlite');
       let s = await openStore(file);
       await s.insert(job('a'));
-      const dup = await failure(() => s.insert(job('a')));
-      assert.equal(dup.name, 'SqliteError');
-      assert.equal((dup as { code?: string }).code, 'SQLITE_CONSTRAINT_PRIMARYKEY');
-      assert.equal(dup.message, 'UNIQUE constraint failed: jobs.id');
       await s.close();
       const db = new Database(file);
       const blob = Buffer.alloc(4 + 8 + 2); // announces 3 bytes, holds 2

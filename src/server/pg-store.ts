@@ -1,0 +1,239 @@
+// The PostgreSQL JobStore (`cuzk serve --store postgres://USER@HOST:PORT/DB`): the same journal as
+// sqlite-store.ts, in a server's database, for a daemon whose jobs must outlive its machine. A job is
+// committed (synchronous_commit: durable on the server) before the client hears "accepted". The schema
+// is created or migrated at start under an advisory lock, and its version kept in schema_version; a
+// database migrated by a newer cuzk is refused. Witnesses are never in the database: a row keeps the
+// spool files' paths, sizes and hashes (JSON), or the job's inputs until it ends.
+// Faults of the server (down, restarting, auth, database missing, disk full) are one line naming the
+// URL without its password (pg-faults.ts); the store is not ready until a write succeeds again, and
+// the pool reconnects by itself once the server is back. Calls are I/O on the pool, not on the event
+// loop, so no journal thread is needed.
+// NOT built yet (issue 11): claims (FOR UPDATE SKIP LOCKED) with leases, heartbeats and a reaper, and
+// so several daemons sharing one queue. Today each daemon must have a database of its own: two
+// daemons on one database would both resubmit every unfinished job at start.
+import pg from 'pg';
+import { CuzkError, InputError } from '../errors.js';
+import type { JobInfo, JobState, Priority } from '../engine/api.js';
+import type { InsertResult, JobStore, StoredJob, StoredRequest } from './job-store.js';
+import { parseStoreUrl, redactUrl, storeFault } from './pg-faults.js';
+import type { SpooledWitness } from './spool.js';
+
+/** Migrations in order: MIGRATIONS[i] takes the schema from version i to i + 1. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    seq BIGSERIAL NOT NULL,
+    request_id TEXT UNIQUE,
+    fingerprint TEXT NOT NULL,
+    key TEXT NOT NULL,
+    priority TEXT NOT NULL,
+    state TEXT NOT NULL,
+    partitions INTEGER NOT NULL,
+    submitted_at BIGINT NOT NULL,
+    deadline_ms BIGINT,
+    wasm TEXT,
+    inputs TEXT,
+    witness_files TEXT,
+    finished_at BIGINT,
+    result TEXT
+  );
+  CREATE INDEX jobs_state ON jobs (state, submitted_at, seq);
+  CREATE INDEX jobs_finished ON jobs (finished_at);
+  CREATE TABLE keys (id TEXT PRIMARY KEY, path TEXT NOT NULL, added_at BIGINT NOT NULL);
+  CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);`,
+];
+export const SCHEMA_VERSION = MIGRATIONS.length;
+/** One small durable write: whether the store can be written right now (readiness). */
+const PROBE = 'INSERT INTO probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = $1';
+/** pg_advisory_xact_lock key: daemons starting together migrate one at a time. */
+const MIGRATION_LOCK = 0x63757a6b; // 'cuzk'
+
+interface Row {
+  id: string;
+  request_id: string | null;
+  fingerprint: string;
+  key: string;
+  priority: string;
+  state: string;
+  partitions: number;
+  submitted_at: string;
+  deadline_ms: string | null;
+  wasm: string | null;
+  inputs: string | null;
+  witness_files: string | null;
+  result: string | null;
+}
+
+const COLUMNS = 'id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files, result';
+
+function fromRow(r: Row): StoredJob {
+  const job: StoredJob = {
+    id: r.id,
+    requestId: r.request_id ?? undefined,
+    fingerprint: r.fingerprint,
+    key: r.key,
+    priority: r.priority as Priority,
+    state: r.state as JobState,
+    partitions: r.partitions,
+    submittedAt: Number(r.submitted_at), // BIGINT comes back as a string
+    deadlineMs: r.deadline_ms === null ? undefined : Number(r.deadline_ms),
+  };
+  if (r.result) job.result = JSON.parse(r.result) as JobInfo;
+  if (r.witness_files || r.inputs) {
+    const req: StoredRequest = {};
+    if (r.witness_files) req.witnessFiles = JSON.parse(r.witness_files) as SpooledWitness[];
+    if (r.inputs) req.inputs = JSON.parse(r.inputs) as Record<string, unknown>[];
+    if (r.wasm) req.wasm = r.wasm;
+    job.request = req;
+  }
+  return job;
+}
+
+/** Brings the schema to SCHEMA_VERSION in one transaction; refuses a newer one. */
+async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)');
+    const found = await client.query<{ version: number }>('SELECT version FROM schema_version WHERE id = 1');
+    const from = found.rows[0]?.version ?? 0;
+    if (from > SCHEMA_VERSION) {
+      throw new InputError('E_INVALID_ARG', `store ${shownUrl}: its schema is version ${from}, newer than this cuzk's (${SCHEMA_VERSION}): upgrade cuzk, or give this daemon another database`);
+    }
+    for (let v = from; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v]!);
+    await client.query('INSERT INTO schema_version (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = $1', [SCHEMA_VERSION]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The store at `url`, connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
+export async function openPostgresStore(url: string): Promise<JobStore> {
+  parseStoreUrl(url);
+  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
+  const store = new PostgresJobStore(url, pool);
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(client, redactUrl(url));
+      await client.query(PROBE, [Date.now()]);
+    } finally {
+      client.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (err instanceof CuzkError) throw err;
+    throw storeFault(url, err, true) ?? new InputError('E_INVALID_ARG', `store ${redactUrl(url)}: cannot open (${(err as Error).message})`, { cause: err });
+  }
+  return store;
+}
+
+class PostgresJobStore implements JobStore {
+  /** The last fault of the server, until a write succeeds again (readiness). */
+  #fault: CuzkError | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {
+    // an idle connection the server closed (restart, shutdown): without a listener it would crash the daemon
+    pool.on('error', (err) => (this.#fault = storeFault(url, err, false) ?? this.#fault));
+  }
+
+  async insert(job: StoredJob): Promise<InsertResult> {
+    const req = job.request;
+    const values = [job.id, job.requestId ?? null, job.fingerprint, job.key, job.priority, job.state, job.partitions, job.submittedAt, job.deadlineMs ?? null, req?.wasm ?? null, req?.inputs ? JSON.stringify(req.inputs) : null, req?.witnessFiles ? JSON.stringify(req.witnessFiles) : null];
+    for (;;) {
+      const r = await this.#query(
+        true,
+        `INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (request_id) DO NOTHING`,
+        values,
+      );
+      if (r.rowCount === 1) return { inserted: true };
+      if (job.requestId === undefined) throw new CuzkError('E_INTERNAL', `store: job ${job.id} was neither inserted nor refused`);
+      const existing = await this.byRequestId(job.requestId);
+      if (existing) return { inserted: false, existing };
+      // the holder of the request id was purged between the two statements: insert again
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#query(true, 'DELETE FROM jobs WHERE id = $1', [id]);
+  }
+
+  async get(id: string): Promise<StoredJob | undefined> {
+    const r = await this.#query<Row>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
+    return r.rows[0] && fromRow(r.rows[0]);
+  }
+
+  async byRequestId(requestId: string): Promise<StoredJob | undefined> {
+    const r = await this.#query<Row>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
+    return r.rows[0] && fromRow(r.rows[0]);
+  }
+
+  async finish(info: JobInfo): Promise<void> {
+    await this.#query(true, 'UPDATE jobs SET state = $1, finished_at = $2, result = $3, wasm = NULL, inputs = NULL, witness_files = NULL WHERE id = $4', [info.state, info.finishedAt ?? Date.now(), JSON.stringify(info), info.id]);
+  }
+
+  async unfinished(): Promise<StoredJob[]> {
+    const r = await this.#query<Row>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
+    return r.rows.map(fromRow);
+  }
+
+  async purge(before: number): Promise<number> {
+    return (await this.#query(true, 'DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < $1', [before])).rowCount ?? 0;
+  }
+
+  async counts(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const r of (await this.#query<{ state: string; n: string }>(false, 'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state')).rows) out[r.state] = Number(r.n);
+    return out;
+  }
+
+  async putKey(id: string, keyPath: string): Promise<void> {
+    await this.#query(true, 'INSERT INTO keys (id, path, added_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET path = $2, added_at = $3', [id, keyPath, Date.now()]);
+  }
+
+  async deleteKey(id: string): Promise<void> {
+    await this.#query(true, 'DELETE FROM keys WHERE id = $1', [id]);
+  }
+
+  async keys(): Promise<{ id: string; path: string }[]> {
+    return (await this.#query<{ id: string; path: string }>(false, 'SELECT id, path FROM keys ORDER BY added_at, id')).rows;
+  }
+
+  async writeProblem(): Promise<string | undefined> {
+    try {
+      await this.probe();
+    } catch {
+      // the fault is kept in #fault
+    }
+    return this.#fault?.message;
+  }
+
+  async probe(): Promise<void> {
+    await this.#query(true, PROBE, [Date.now()]);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** A statement whose store faults become E_UNAVAILABLE errors (others, e.g. constraints, pass as they are). */
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(write: boolean, sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    let out: pg.QueryResult<R>;
+    try {
+      out = await this.pool.query<R>(sql, values);
+    } catch (err) {
+      const fault = storeFault(this.url, err, false);
+      if (!fault) throw err;
+      this.#fault = fault;
+      throw fault;
+    }
+    if (write) this.#fault = undefined;
+    return out;
+  }
+}
