@@ -13,10 +13,10 @@
 // daemons on one database would both resubmit every unfinished job at start.
 import pg from 'pg';
 import { CuzkError, InputError } from '../errors.js';
-import type { JobInfo, JobState, Priority } from '../engine/api.js';
-import type { InsertResult, JobStore, StoredJob, StoredRequest } from './job-store.js';
+import type { JobInfo } from '../engine/api.js';
+import { INSERT_COLUMNS, jobFromRow, jobToRow, type JobRow } from './job-row.js';
+import type { InsertResult, JobStore, StoredJob } from './job-store.js';
 import { parseStoreUrl, redactUrl, storeFault } from './pg-faults.js';
-import type { SpooledWitness } from './spool.js';
 
 /** Migrations in order: MIGRATIONS[i] takes the schema from version i to i + 1. */
 const MIGRATIONS: readonly string[] = [
@@ -48,46 +48,7 @@ const PROBE = 'INSERT INTO probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPD
 /** pg_advisory_xact_lock key: daemons starting together migrate one at a time. */
 const MIGRATION_LOCK = 0x63757a6b; // 'cuzk'
 
-interface Row {
-  id: string;
-  request_id: string | null;
-  fingerprint: string;
-  key: string;
-  priority: string;
-  state: string;
-  partitions: number;
-  submitted_at: string;
-  deadline_ms: string | null;
-  wasm: string | null;
-  inputs: string | null;
-  witness_files: string | null;
-  result: string | null;
-}
-
 const COLUMNS = 'id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files, result';
-
-function fromRow(r: Row): StoredJob {
-  const job: StoredJob = {
-    id: r.id,
-    requestId: r.request_id ?? undefined,
-    fingerprint: r.fingerprint,
-    key: r.key,
-    priority: r.priority as Priority,
-    state: r.state as JobState,
-    partitions: r.partitions,
-    submittedAt: Number(r.submitted_at), // BIGINT comes back as a string
-    deadlineMs: r.deadline_ms === null ? undefined : Number(r.deadline_ms),
-  };
-  if (r.result) job.result = JSON.parse(r.result) as JobInfo;
-  if (r.witness_files || r.inputs) {
-    const req: StoredRequest = {};
-    if (r.witness_files) req.witnessFiles = JSON.parse(r.witness_files) as SpooledWitness[];
-    if (r.inputs) req.inputs = JSON.parse(r.inputs) as Record<string, unknown>[];
-    if (r.wasm) req.wasm = r.wasm;
-    job.request = req;
-  }
-  return job;
-}
 
 /** Brings the schema to SCHEMA_VERSION in one transaction; refuses a newer one. */
 async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
@@ -143,13 +104,12 @@ class PostgresJobStore implements JobStore {
   }
 
   async insert(job: StoredJob): Promise<InsertResult> {
-    const req = job.request;
-    const values = [job.id, job.requestId ?? null, job.fingerprint, job.key, job.priority, job.state, job.partitions, job.submittedAt, job.deadlineMs ?? null, req?.wasm ?? null, req?.inputs ? JSON.stringify(req.inputs) : null, req?.witnessFiles ? JSON.stringify(req.witnessFiles) : null];
+    const row = jobToRow(job);
+    const values = INSERT_COLUMNS.map((c) => row[c]);
     for (;;) {
       const r = await this.#query(
         true,
-        `INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (request_id) DO NOTHING`,
+        `INSERT INTO jobs (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (request_id) DO NOTHING`,
         values,
       );
       if (r.rowCount === 1) return { inserted: true };
@@ -165,13 +125,13 @@ class PostgresJobStore implements JobStore {
   }
 
   async get(id: string): Promise<StoredJob | undefined> {
-    const r = await this.#query<Row>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
-    return r.rows[0] && fromRow(r.rows[0]);
+    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
+    return r.rows[0] && jobFromRow(r.rows[0]);
   }
 
   async byRequestId(requestId: string): Promise<StoredJob | undefined> {
-    const r = await this.#query<Row>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
-    return r.rows[0] && fromRow(r.rows[0]);
+    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
+    return r.rows[0] && jobFromRow(r.rows[0]);
   }
 
   async finish(info: JobInfo): Promise<void> {
@@ -179,8 +139,8 @@ class PostgresJobStore implements JobStore {
   }
 
   async unfinished(): Promise<StoredJob[]> {
-    const r = await this.#query<Row>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
-    return r.rows.map(fromRow);
+    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
+    return r.rows.map((r) => jobFromRow(r));
   }
 
   async purge(before: number): Promise<number> {

@@ -8,10 +8,10 @@
 // E_UNAVAILABLE naming the journal, and the store is not ready until a write succeeds again.
 import Database from 'better-sqlite3';
 import { CuzkError } from '../errors.js';
-import type { JobInfo, JobState, Priority } from '../engine/api.js';
-import type { InsertResult, JobStore, StoredJob, StoredRequest } from './job-store.js';
+import type { JobInfo } from '../engine/api.js';
+import { INSERT_COLUMNS, jobFromRow, jobToRow, type JobRow } from './job-row.js';
+import type { InsertResult, JobStore, StoredJob } from './job-store.js';
 import { journalFault, openJournal, probeWrite } from './journal-open.js';
-import type { SpooledWitness } from './spool.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -36,22 +36,11 @@ CREATE INDEX IF NOT EXISTS jobs_finished ON jobs(finished_at);
 CREATE TABLE IF NOT EXISTS keys (id TEXT PRIMARY KEY, path TEXT NOT NULL, added_at INTEGER NOT NULL);
 `;
 
-interface Row {
-  id: string;
-  request_id: string | null;
-  fingerprint: string;
-  key: string;
-  priority: string;
-  state: string;
-  partitions: number;
+interface Row extends JobRow {
   submitted_at: number;
   deadline_ms: number | null;
-  wasm: string | null;
-  inputs: string | null;
   witnesses: Buffer | null;
   finished_at: number | null;
-  result: string | null;
-  witness_files: string | null;
 }
 
 /** Journals written before the spool: u32 count, then per witness u64 length + bytes. */
@@ -68,29 +57,7 @@ export function unpackWitnesses(b: Buffer): Uint8Array[] {
   return ws;
 }
 
-function fromRow(r: Row): StoredJob {
-  const job: StoredJob = {
-    id: r.id,
-    requestId: r.request_id ?? undefined,
-    fingerprint: r.fingerprint,
-    key: r.key,
-    priority: r.priority as Priority,
-    state: r.state as JobState,
-    partitions: r.partitions,
-    submittedAt: r.submitted_at,
-    deadlineMs: r.deadline_ms ?? undefined,
-  };
-  if (r.result) job.result = JSON.parse(r.result) as JobInfo;
-  if (r.witness_files || r.witnesses || r.inputs) {
-    const req: StoredRequest = {};
-    if (r.witness_files) req.witnessFiles = JSON.parse(r.witness_files) as SpooledWitness[];
-    if (r.witnesses) req.witnesses = unpackWitnesses(r.witnesses);
-    if (r.inputs) req.inputs = JSON.parse(r.inputs) as Record<string, unknown>[];
-    if (r.wasm) req.wasm = r.wasm;
-    job.request = req;
-  }
-  return job;
-}
+const fromRow = (r: Row): StoredJob => jobFromRow(r, r.witnesses ? unpackWitnesses(r.witnesses) : undefined);
 
 export class SqliteJobStore implements JobStore {
   readonly #file: string;
@@ -108,8 +75,7 @@ export class SqliteJobStore implements JobStore {
     const db = this.#db;
     const prepare = (sql: string) => this.#guarded(db.prepare(sql));
     this.#stmts = {
-      insert: prepare(`INSERT INTO jobs (id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files)
-        VALUES (@id, @request_id, @fingerprint, @key, @priority, @state, @partitions, @submitted_at, @deadline_ms, @wasm, @inputs, @witness_files)`),
+      insert: prepare(`INSERT INTO jobs (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((c) => `@${c}`).join(', ')})`),
       remove: prepare('DELETE FROM jobs WHERE id = ?'),
       get: prepare('SELECT * FROM jobs WHERE id = ?'),
       byRequestId: prepare('SELECT * FROM jobs WHERE request_id = ?'),
@@ -124,22 +90,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async insert(job: StoredJob): Promise<InsertResult> {
-    const req = job.request;
     try {
-      this.#stmts.insert.run({
-        id: job.id,
-        request_id: job.requestId ?? null,
-        fingerprint: job.fingerprint,
-        key: job.key,
-        priority: job.priority,
-        state: job.state,
-        partitions: job.partitions,
-        submitted_at: job.submittedAt,
-        deadline_ms: job.deadlineMs ?? null,
-        wasm: req?.wasm ?? null,
-        inputs: req?.inputs ? JSON.stringify(req.inputs) : null,
-        witness_files: req?.witnessFiles ? JSON.stringify(req.witnessFiles) : null,
-      });
+      this.#stmts.insert.run(jobToRow(job));
       return { inserted: true };
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && job.requestId !== undefined) {
