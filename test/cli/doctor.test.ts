@@ -8,27 +8,17 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ZkeyFile } from '../../src/formats/zkey.js';
 import { deviceScratchBytes } from '../../src/engine/pipeline.js';
 import { gib, memoryChecks, type Check, type GpuSeen } from '../../src/server/preflight.js';
 import { keyFitCheck } from '../../src/server/preflight-files.js';
 import { gpuCheck } from '../../src/cli/doctor-device.js';
 import { runCli } from '../helpers/capture.js';
-import { makeDataDir, removeDataDir, startDaemon } from '../helpers/daemon.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { scratch, tmpfs } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
-const roots: string[] = [];
-const mounts: string[] = [];
-after(() => {
-  for (const m of mounts.reverse()) execFileSync('umount', ['-l', m]);
-  for (const r of roots) removeDataDir(r);
-});
-function scratch(): string {
-  const r = makeDataDir();
-  roots.push(r);
-  return r;
-}
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
 const keyDir = path.dirname(vectorFile(bnMult, 'circuit.zkey'));
@@ -102,15 +92,12 @@ describe('cuzk doctor', () => {
 
   it('a read-only data dir: FAIL data dir, exit 1', async () => {
     const root = process.getuid?.() === 0;
-    const base = path.join(scratch(), 'mnt');
-    mkdirSync(base);
+    const base = root ? tmpfs('1m')! : path.join(scratch(), 'mnt');
     if (root) {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', base]);
-      mounts.push(base);
       mkdirSync(path.join(base, 'data'));
       execFileSync('mount', ['-o', 'remount,ro', base]);
     } else {
-      mkdirSync(path.join(base, 'data'));
+      mkdirSync(path.join(base, 'data'), { recursive: true });
       execFileSync('chmod', ['0500', path.join(base, 'data')]);
     }
     const r = await doctor(['--data-dir', path.join(base, 'data')]);

@@ -6,65 +6,21 @@
 // the read-only journal is a chmod-ed one and the full-disk tests skip, saying why.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
-import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { fill, scratch, tmpfs } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
 const job = () => ({ key: vectorFile(bnMult, 'circuit.zkey'), witnesses: [new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns')))] });
 const journal = (dir: string) => path.join(dir, 'journal.sqlite');
-const roots: string[] = [];
-const mounts: string[] = [];
-after(() => {
-  for (const m of mounts.reverse()) execFileSync('umount', ['-l', m]);
-  for (const r of roots) removeDataDir(r);
-});
-
-function scratch(): string {
-  const r = makeDataDir();
-  roots.push(r);
-  return r;
-}
-
-/** A tmpfs of `bytes` at a fresh directory, or undefined when this process may not mount (not root). */
-function tmpfs(bytes: number): string | undefined {
-  const dir = path.join(scratch(), 'mnt');
-  mkdirSync(dir);
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'ignore' });
-  } catch {
-    return undefined;
-  }
-  mounts.push(dir);
-  return dir;
-}
 const canMount = process.getuid?.() === 0 && tmpfs(64 * 1024) !== undefined;
 const NEEDS_ROOT = canMount ? false : 'needs root to mount a tmpfs (a real full disk)';
 
-/** Writes until the file system is full; returns the filler's path. */
-function fill(dir: string): string {
-  const p = path.join(dir, 'filler');
-  const fd = openSync(p, 'w');
-  try {
-    for (const chunk of [65536, 4096, 512, 1]) {
-      const b = Buffer.alloc(chunk, 1);
-      for (;;) {
-        try {
-          if (writeSync(fd, b) < chunk) break;
-        } catch {
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return p;
-}
 
 /** Starts a daemon expected to refuse: its exit code and stderr (a daemon that listens fails the test). */
 async function refusesToStart(dataDir: string): Promise<{ code: number; stderr: string }> {

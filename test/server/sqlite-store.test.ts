@@ -4,8 +4,7 @@
 // from before the spool, files that cannot be opened, a full disk; each fault comes back as the same
 // error (class, code, message, retryable flag) from either backend.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, it } from 'node:test';
@@ -13,6 +12,7 @@ import { CuzkError, InputError, ResourceError } from '../../src/errors.js';
 import type { JobStore } from '../../src/server/job-store.js';
 import { openJournalThread } from '../../src/server/journal-thread.js';
 import { SqliteJobStore } from '../../src/server/sqlite-store.js';
+import { fill, tmpfs } from '../helpers/scratch-fs.js';
 import { useTmpDir } from '../helpers/tmp.js';
 import { failure, FILES, job, storeConformance } from './store-conformance.js';
 
@@ -31,26 +31,6 @@ function assertError(err: Error, cls: new (...a: never[]) => Error, code: string
 
 const NEEDS_ROOT = process.getuid?.() === 0 ? false : 'needs root to mount a tmpfs (a real full disk)';
 
-/** Writes until the file system is full; returns the filler's path. */
-function fill(dir: string): string {
-  const p = path.join(dir, 'filler');
-  const fd = openSync(p, 'w');
-  try {
-    for (const chunk of [65536, 4096, 512, 1]) {
-      const b = Buffer.alloc(chunk, 1);
-      for (;;) {
-        try {
-          if (writeSync(fd, b) < chunk) break;
-        } catch {
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return p;
-}
 
 for (const backend of BACKENDS) {
   describe(`JobStore conformance: ${backend.name}`, () => {
@@ -128,26 +108,20 @@ for (const backend of BACKENDS) {
     });
 
     it('a full disk at run time: E_UNAVAILABLE, retryable, naming the journal; not ready until there is room', { skip: NEEDS_ROOT }, async () => {
-      const mnt = path.join(tmp(), 'mnt');
-      mkdirSync(mnt);
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]);
-      try {
-        const file = path.join(mnt, 'journal.sqlite');
-        const s = await openStore(file);
-        await s.insert(job('a'));
-        assert.equal(await s.writeProblem(), undefined);
-        const filler = fill(mnt);
-        const full = await failure(() => s.insert(job('b', { request: { inputs: [{ a: 'x'.repeat(64 * 1024) }], wasm: '/w.wasm' } })));
-        assertError(full, ResourceError, 'E_UNAVAILABLE', new RegExp(`^journal ${file}: the disk is full: free space on its file system`), true);
-        assert.match((await s.writeProblem()) ?? 'ready', /the disk is full/);
-        rmSync(filler);
-        assert.equal(await s.writeProblem(), undefined);
-        await s.insert(job('b'));
-        assert.deepEqual((await s.unfinished()).map((j) => j.id), ['a', 'b']);
-        await s.close();
-      } finally {
-        execFileSync('umount', ['-l', mnt]);
-      }
+      const mnt = tmpfs('1m')!;
+      const file = path.join(mnt, 'journal.sqlite');
+      const s = await openStore(file);
+      await s.insert(job('a'));
+      assert.equal(await s.writeProblem(), undefined);
+      const filler = fill(mnt);
+      const full = await failure(() => s.insert(job('b', { request: { inputs: [{ a: 'x'.repeat(64 * 1024) }], wasm: '/w.wasm' } })));
+      assertError(full, ResourceError, 'E_UNAVAILABLE', new RegExp(`^journal ${file}: the disk is full: free space on its file system`), true);
+      assert.match((await s.writeProblem()) ?? 'ready', /the disk is full/);
+      rmSync(filler);
+      assert.equal(await s.writeProblem(), undefined);
+      await s.insert(job('b'));
+      assert.deepEqual((await s.unfinished()).map((j) => j.id), ['a', 'b']);
+      await s.close();
     });
   });
 }
