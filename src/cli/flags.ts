@@ -11,11 +11,12 @@ const REMOTE = [...REMOTE_VALUES, 'upload-key'];
 const BENCH_VALUES = ['circuit', 'witness', 'size', 'curve', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'remote', 'clients', 'token'];
 const DEV_VALUES = ['constraints', 'curve', 'seed'];
 const REPORT_VALUES = ['bin-ms'];
+const TRACE_VALUES = ['seconds'];
 const SERVE = [...OPTIONS.map((o) => o.flag), 'config', 'print-config', 'check'];
 
 /** Flags that take the next argument as their value (`--name value`; `--name=value` always works). */
 export const VALUE_FLAGS: ReadonlySet<string> = new Set([
-  'threads', ...REMOTE_VALUES, ...BENCH_VALUES, ...DEV_VALUES, ...REPORT_VALUES, ...SERVE_VALUE_FLAGS,
+  'threads', ...REMOTE_VALUES, ...BENCH_VALUES, ...DEV_VALUES, ...REPORT_VALUES, ...TRACE_VALUES, ...SERVE_VALUE_FLAGS,
 ]);
 
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
@@ -37,6 +38,7 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
   cancel: REMOTE,
   queue: REMOTE,
   keys: REMOTE,
+  trace: [...REMOTE_VALUES, ...TRACE_VALUES],
 };
 
 /** Throws E_INVALID_ARG for the first flag `command` does not take (unknown commands are main's to refuse). */

@@ -32,6 +32,7 @@ serving (docs: README "Serving"):
   prove <zkey> <wtns> <proof.json> <public.json> --remote <addr>  prove on a daemon (same files as local prove)
   status | keys [load <path>|evict <id>] | cancel <job-id>        daemon state, keys, cancel (--remote <addr>)
   queue pause|resume --remote <addr>                              hold the daemon's queue (running jobs finish), or release it
+  trace --seconds N <out.json> --remote <addr>                    the daemon's last N seconds as a Perfetto trace (for \`cuzk report\`)
 
 options: --json (machine-readable output)  --quiet  --verbose (stacks)  --threads N  --help  --version
 \`snarkjs groth16 <prove|fullprove|verify>\` spellings work too: \`cuzk groth16 prove ...\`.
@@ -89,7 +90,8 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
     case 'status':
     case 'cancel':
     case 'queue':
-    case 'keys': {
+    case 'keys':
+    case 'trace': {
       const m = await import('./remote.js');
       if (help) return (ctx.io.out(m.REMOTE_HELP + '\n'), 0);
       return m.remoteCommand(ctx, cmd, args, p.flags);

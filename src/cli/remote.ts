@@ -1,4 +1,4 @@
-// `cuzk submit | await | prove --remote | status | cancel | keys`: the CLI face of CuzkClient.
+// `cuzk submit | await | prove --remote | status | cancel | keys | queue | trace`: the CLI face of CuzkClient.
 // The daemon is --remote (default $CUZK_REMOTE, else 127.0.0.1:9820); --token or $CUZK_TOKEN.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +15,7 @@ export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priori
        cuzk cancel <job-id>
        cuzk queue pause|resume
        cuzk keys [load <path> [--key-id ID] [--upload-key] | evict <id>]
+       cuzk trace --seconds N <out.json>   (N 1..600: the spans that started in the daemon's last N seconds)
 
 Talks to a \`cuzk serve\` daemon. <key> is a .zkey path on the daemon's machine when it contains
 a / or ends in .zkey (a relative one is made absolute here), else a key id (\`cuzk keys load\`);
@@ -148,6 +149,17 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
       const s = sub === 'pause' ? await client.pauseQueue() : await client.resumeQueue();
       const queued = Object.values(s.queues).reduce((a, b) => a + b, 0);
       printResult(ctx, { paused: s.paused, queues: s.queues, running: s.running }, `queue ${s.paused ? 'paused' : 'resumed'}: ${queued} queued, ${s.running} running`);
+      return 0;
+    }
+    case 'trace': {
+      need(1, '<out.json> (and --seconds N)');
+      const seconds = int(flags, 'seconds');
+      if (seconds === undefined) throw new InputError('E_INVALID_ARG', `trace needs --seconds N (1..600)\n${REMOTE_HELP}`);
+      checkOutputPaths({ trace: args[0]! });
+      const text = await client.trace(seconds);
+      writeOutput(args[0]!, text, 'trace');
+      const spans = (JSON.parse(text) as { traceEvents: { ph: string }[] }).traceEvents.filter((e) => e.ph === 'X' || e.ph === 'b').length;
+      printResult(ctx, { trace: args[0], seconds, spans }, `trace of the last ${seconds} s (${spans} spans) written to ${args[0]}: \`cuzk report ${args[0]} report.html\``);
       return 0;
     }
     case 'keys': {

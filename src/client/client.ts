@@ -155,6 +155,11 @@ export class CuzkClient {
     return this.#call(async () => (await this.#rpc.getMetrics({})).text);
   }
 
+  /** Chrome/Perfetto trace JSON of the spans that started in the daemon's last `seconds` (1..600). */
+  trace(seconds: number): Promise<string> {
+    return this.#call(async () => Buffer.from((await this.#rpc.getTrace({ seconds })).traceJson).toString('utf8'));
+  }
+
   /** Registers a key by a path on the daemon's machine, or uploads .zkey bytes. */
   loadKey(source: { path: string } | { zkey: Uint8Array }, id?: string): Promise<KeyInfo> {
     const src = 'path' in source ? { case: 'path' as const, value: source.path } : { case: 'zkey' as const, value: source.zkey };

@@ -129,6 +129,9 @@ export interface EngineStatus {
   paused: boolean;
 }
 
+/** The longest window trace() answers: the span ring is bounded, so an older window may be partial anyway. */
+export const TRACE_MAX_SECONDS = 600;
+
 export interface ProvingEngine {
   /** Validates and enqueues (synchronously: a returned job is accepted). Throws CuzkError:
    * E_INVALID_ARG (bad request, with what is wrong), E_NOT_FOUND (unknown key), E_OVERLOADED (queue full:
@@ -155,6 +158,9 @@ export interface ProvingEngine {
   status(): EngineStatus;
   /** Prometheus text exposition of the engine's metrics. */
   metricsText(): Promise<string>;
+  /** Chrome/Perfetto trace JSON of the spans that started in the last `seconds` (an integer
+   * 1..TRACE_MAX_SECONDS, else E_INVALID_ARG), from the engine's bounded ring of recent spans. */
+  trace(seconds: number): string;
   /** Stops intake (submit throws E_OVERLOADED 'draining'), waits for running jobs up to deadlineMs;
    * returns the jobs not finished: those still queued (they stay queued: await() on them resolves only
    * at close() or its timeout) and those running past the deadline, which are then stopped and end

@@ -9,7 +9,7 @@ import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { WtnsFile } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 import {
-  PRIORITIES, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
+  PRIORITIES, TRACE_MAX_SECONDS, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
   type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
@@ -217,6 +217,13 @@ export class Engine implements ProvingEngine {
     for (const j of late) this.#stop(j, 'cancelled');
     await Promise.all(late.map((j) => j.settled));
     return { unfinished };
+  }
+
+  trace(seconds: number): string {
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > TRACE_MAX_SECONDS) {
+      throw new InputError('E_INVALID_ARG', `trace seconds must be an integer 1..${TRACE_MAX_SECONDS}, got ${seconds}`);
+    }
+    return this.#p.spans.traceJson(performance.now() - seconds * 1000);
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,10 @@ export interface Span {
 type Listener = (s: Span) => void;
 
 export class SpanRecorder {
+  // a true ring (head index, no shift()): a daemon running for days holds at most #cap spans, and
+  // recording one stays O(1) when the ring is full
   readonly #ring: Span[] = [];
+  #head = 0;
   readonly #cap: number;
   readonly #listeners: Listener[] = [];
   readonly origin = performance.now();
@@ -37,8 +40,11 @@ export class SpanRecorder {
   }
 
   record(s: Span): void {
-    if (this.#ring.length >= this.#cap) this.#ring.shift();
-    this.#ring.push(s);
+    if (this.#ring.length < this.#cap) this.#ring.push(s);
+    else {
+      this.#ring[this.#head] = s;
+      this.#head = (this.#head + 1) % this.#cap;
+    }
     for (const fn of this.#listeners) fn(s);
   }
 
@@ -52,19 +58,22 @@ export class SpanRecorder {
     }
   }
 
+  /** The recorded spans, oldest recorded first. */
   spans(): readonly Span[] {
-    return this.#ring;
+    return this.#head === 0 ? this.#ring : [...this.#ring.slice(this.#head), ...this.#ring.slice(0, this.#head)];
   }
 
-  /** Chrome trace JSON of the recorded spans; tracks become named threads of one process. */
-  traceJson(): string {
+  /** Chrome trace JSON of the recorded spans (only those that started at or after `sincePerf`, a
+   * performance.now() time, when given); tracks become named threads of one process. */
+  traceJson(sincePerf?: number): string {
+    const ring = sincePerf === undefined ? this.spans() : this.spans().filter((s) => s.start >= sincePerf);
     const tids = new Map<string, number>();
     const tid = (track: string) => {
       let t = tids.get(track);
       if (t === undefined) tids.set(track, (t = tids.size + 1));
       return t;
     };
-    const events: object[] = this.#ring.map((s) => ({
+    const events: object[] = ring.map((s) => ({
       name: s.phase,
       cat: s.track.startsWith('gpu') ? 'gpu' : s.track,
       ph: 'X',
@@ -76,8 +85,8 @@ export class SpanRecorder {
       args: { job: s.jobId, partition: s.partition, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}), ...s.args },
     }));
     // queue waits overlap each other by nature: async events, one row per job, instead of X slices
-    for (let i = 0; i < this.#ring.length; i++) {
-      const s = this.#ring[i]!;
+    for (let i = 0; i < ring.length; i++) {
+      const s = ring[i]!;
       if (s.track !== 'queue') continue;
       const e = events[i] as { ts: number; dur: number; tid: number };
       const common = { name: 'queue', cat: 'queue', id: s.jobId, pid: 1, tid: e.tid, args: { job: s.jobId } };

@@ -10,7 +10,7 @@ import { InputError, ResourceError } from '../errors.js';
 import type { KeyInfo, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import {
-  EvictKeyResponseSchema, GetMetricsResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type SubmitProofRequest,
+  EvictKeyResponseSchema, GetMetricsResponseSchema, GetTraceResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { uploadedKeysDir, type ServeConfig } from './config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
@@ -100,6 +100,7 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
     cancelProof: (m) => guarded(async () => create(JobReplySchema, { job: jobToProto(await c.jobs.cancel(requireId(m.jobId, 'job_id'))) }), m.jobId),
     getStatus: () => guarded(status),
     getMetrics: () => guarded(async () => create(GetMetricsResponseSchema, { text: await c.metrics() })),
+    getTrace: (m) => guarded(async () => create(GetTraceResponseSchema, { traceJson: Buffer.from(c.engine.trace(m.seconds)) })),
     loadKey: (m) => guarded(async () => {
       const info = await loadKey(c, m.source, m.id);
       c.log.info({ keyId: info.id, path: info.path, bytes: info.bytes }, 'key loaded');
