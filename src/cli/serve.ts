@@ -9,6 +9,7 @@ import { Daemon } from '../server/daemon.js';
 import { openJournalThread } from '../server/journal-thread.js';
 import { openPostgresStore } from '../server/pg-store.js';
 import { startEngine } from '../server/start-engine.js';
+import { openTakingOver } from '../server/takeover.js';
 import type { CliContext } from './output.js';
 import { findProjectRoot } from './root.js';
 
@@ -17,7 +18,8 @@ export const SERVE_HELP = `usage: cuzk serve [--config cuzk.toml] [--print-confi
 Runs the proving daemon: gRPC, gRPC-Web and Connect (JSON over HTTP) on one port, plus
 GET /metrics (Prometheus), /healthz and /readyz. Jobs are journaled in <data_dir>/journal.sqlite
 (or, with --store postgres://USER@HOST:PORT/DB, in PostgreSQL) and survive restarts. SIGINT/SIGTERM drain (a second
-signal exits at once). --check runs \`cuzk doctor\`'s checks for this configuration and exits with their
+signal exits at once). --takeover: a daemon already running on this data dir is sent SIGTERM, and this
+one starts once it has drained and released the journal (its queued jobs run here). --check runs \`cuzk doctor\`'s checks for this configuration and exits with their
 status (0 ok, 1 failed).
 
 Every option is a TOML key (sections as shown) and a flag; flags win over the file:
@@ -33,7 +35,10 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   if (exposure) log.warn(exposure);
   const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
   // SQLite's commits wait on a thread of their own, not the event loop; PostgreSQL's are I/O
-  const store = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl) : await openJournalThread(journalPath(cfg));
+  const journal = journalPath(cfg);
+  const openJournal = () => openJournalThread(journal);
+  // --takeover: a daemon holding this journal is asked to drain, and this one starts when it lets go
+  const store = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl) : cfg.takeover ? await openTakingOver(journal, openJournal, { timeoutS: cfg.takeoverTimeoutS, log }) : await openJournal();
   const engine = await startEngine({ ...toEngineConfig(cfg), logger: log });
   const daemon = new Daemon({ cfg, engine, store, log, version });
   try {

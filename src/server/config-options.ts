@@ -34,6 +34,8 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'maxAwaitMs', toml: 'limits.max_await_ms', flag: 'max-await-ms', type: 'int', default: 300_000, doc: 'longest an AwaitProof/Prove call waits before returning the current state' },
   { name: 'retentionS', toml: 'jobs.result_retention_s', flag: 'result-retention-s', type: 'int', default: 86_400, doc: 'finished results stay fetchable this long' },
   { name: 'drainTimeoutMs', toml: 'jobs.drain_timeout_ms', flag: 'drain-timeout-ms', type: 'int', default: 30_000, doc: 'on SIGTERM, how long running proofs may finish before they are requeued' },
+  { name: 'takeover', toml: 'jobs.takeover', flag: 'takeover', type: 'bool', default: false, doc: 'a daemon already running on this data dir is sent SIGTERM (it drains) and this one starts when its journal is free' },
+  { name: 'takeoverTimeoutS', toml: 'jobs.takeover_timeout_s', flag: 'takeover-timeout-s', type: 'int', default: 120, doc: 'with takeover: how long to wait for the old daemon to drain and release the journal' },
   { name: 'preload', toml: 'jobs.preload_keys', flag: 'preload-key', type: 'list', default: [], doc: '.zkey paths loaded at start (id = path; allowed outside key_dirs); comma-separated as a flag' },
   { name: 'backend', toml: 'engine.backend', flag: 'backend', type: 'string', default: 'auto', doc: 'auto (CUDA when a GPU is present) | cpu | cuda' },
   { name: 'threads', toml: 'engine.threads', flag: 'threads', type: 'int', default: 0, doc: 'CPU threads (0 = all cores)' },

@@ -30,6 +30,8 @@ export interface ServeConfig {
   maxAwaitMs: number;
   retentionS: number;
   drainTimeoutMs: number;
+  takeover: boolean;
+  takeoverTimeoutS: number;
   preload: string[];
   backend: string;
   threads: number;

@@ -4,7 +4,7 @@
 // `cuzk serve` on the same data dir is refused at start instead of both running the same jobs, and no
 // other process can take the lock later and stall the event loop in SQLite's busy wait. Files are
 // 0600 in a 0700 directory (journals hold witnesses). journalFault() names a fault and what to do.
-import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, rmSync, type Stats } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
@@ -31,7 +31,7 @@ function describe(file: string, err: unknown): string | undefined {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return 'is locked by another process: another cuzk serve uses this data dir; stop it, or give this daemon its own --data-dir';
+    return 'is locked by another process: another cuzk serve uses this data dir; stop it, start this one with --takeover (the old one drains and hands over), or give this daemon its own --data-dir';
   }
   if (code === 'SQLITE_FULL') return 'the disk is full: free space on its file system (nothing was journaled)';
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
@@ -44,6 +44,26 @@ function describe(file: string, err: unknown): string | undefined {
     return `cannot be read or written (${code}, an I/O error): check the disk and the file system`;
   }
   return undefined;
+}
+
+/** Whether `err` (or a cause of it) is SQLite's "the journal is locked by another connection". */
+export function isLockedFault(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) return true;
+  }
+  return false;
+}
+
+/** PIDs holding a POSIX lock on `file` (/proc/locks: "N: POSIX ADVISORY WRITE <pid> <maj>:<min>:<inode> ..."). */
+export function lockHolders(file: string): number[] {
+  try {
+    const ino = statSync(file).ino;
+    const pids = readFileSync('/proc/locks', 'utf8').split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f[5]?.split(':')[2] === String(ino)).map((f) => Number(f[4]));
+    return [...new Set(pids.filter((p) => p > 0))];
+  } catch {
+    return [];
+  }
 }
 
 /** A journal fault as an error: E_INVALID_ARG at start (the daemon exits 2), E_UNAVAILABLE later

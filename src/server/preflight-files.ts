@@ -11,7 +11,7 @@ import { ZkeyFile, zkeySectionBytes, type ZkeyHeader } from '../formats/zkey.js'
 import { checkExposure, parseListen } from './auth.js';
 import { journalPath, uploadedKeysDir, type ServeConfig } from './config.js';
 import { checkConfined } from './file-access.js';
-import { fileProblem, journalFault, notWritable } from './journal-open.js';
+import { fileProblem, journalFault, lockHolders, notWritable } from './journal-open.js';
 import { gib, type Check, type GpuSeen } from './preflight.js';
 
 export async function fileChecks(cfg: ServeConfig, gpus: readonly GpuSeen[], hostBudget: number): Promise<Check[]> {
@@ -76,17 +76,6 @@ function dataDirCheck(dataDir: string): Check {
     return { check, status: 'fail', found: `${dir}: ${denied ?? `cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`}`, action: denied ? undefined : 'check the disk and the file system' };
   }
   return { check, status: 'ok', found: dir === path.resolve(dataDir) ? `${dir}: writable` : `${dataDir}: does not exist yet; cuzk serve creates it in ${dir} (writable)` };
-}
-
-/** PIDs holding a POSIX lock on `file` (/proc/locks: "N: POSIX ADVISORY WRITE <pid> <maj>:<min>:<inode> ..."). */
-function lockHolders(file: string): number[] {
-  try {
-    const ino = statSync(file).ino;
-    const pids = readFileSync('/proc/locks', 'utf8').split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f[5]?.split(':')[2] === String(ino)).map((f) => Number(f[4]));
-    return [...new Set(pids.filter((p) => p > 0))];
-  } catch {
-    return [];
-  }
 }
 
 function journalCheck(file: string): { check: Check; keys: { id: string; path: string }[] } {

@@ -76,7 +76,7 @@ describe('cuzk serve: journal faults at start', () => {
     const dir = scratch();
     const d = await startDaemon({ dataDir: dir, args: vectorDirArgs() });
     try {
-      assertOneLine(await refusesToStart(dir), journal(dir), /is locked by another process: another cuzk serve uses this data dir/);
+      assertOneLine(await refusesToStart(dir), journal(dir), /is locked by another process: another cuzk serve uses this data dir; stop it, start this one with --takeover/);
       const other = new Database(journal(dir), { timeout: 0 });
       try {
         assert.throws(() => other.exec('BEGIN IMMEDIATE'), (e: { code?: string }) => e.code === 'SQLITE_BUSY');
