@@ -6,6 +6,7 @@ import { log, setLogLevel } from '../log.js';
 import { checkExposure, parseListen } from '../server/auth.js';
 import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
 import { Daemon } from '../server/daemon.js';
+import { waitForMemory } from '../server/memory-wait.js';
 import { openJournalThread } from '../server/journal-thread.js';
 import { openPostgresStore } from '../server/pg-store.js';
 import { startEngine } from '../server/start-engine.js';
@@ -19,7 +20,9 @@ Runs the proving daemon: gRPC, gRPC-Web and Connect (JSON over HTTP) on one port
 GET /metrics (Prometheus), /healthz and /readyz. Jobs are journaled in <data_dir>/journal.sqlite
 (or, with --store postgres://USER@HOST:PORT/DB, in PostgreSQL) and survive restarts. SIGINT/SIGTERM drain (a second
 signal exits at once). --takeover: a daemon already running on this data dir is sent SIGTERM, and this
-one starts once it has drained and released the journal (its queued jobs run here). --check runs \`cuzk doctor\`'s checks for this configuration and exits with their
+one starts once it has drained and released the journal (its queued jobs run here). A configured
+memory budget (engine.memory_host_bytes, engine.memory_pinned_bytes) above what is available is waited
+for up to engine.memory_wait_s, then lowered to fit or, with memory_wait_policy = "exit", refused (exit 2). --check runs \`cuzk doctor\`'s checks for this configuration and exits with their
 status (0 ok, 1 failed).
 
 Every option is a TOML key (sections as shown) and a flag; flags win over the file:
@@ -39,7 +42,15 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const openJournal = () => openJournalThread(journal);
   // --takeover: a daemon holding this journal is asked to drain, and this one starts when it lets go
   const store = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl) : cfg.takeover ? await openTakingOver(journal, openJournal, { timeoutS: cfg.takeoverTimeoutS, log }) : await openJournal();
-  const engine = await startEngine({ ...toEngineConfig(cfg), logger: log });
+  // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
+  let budgets: Awaited<ReturnType<typeof waitForMemory>>;
+  try {
+    budgets = await waitForMemory(cfg, { log });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log });
   const daemon = new Daemon({ cfg, engine, store, log, version });
   try {
     await daemon.start();

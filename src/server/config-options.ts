@@ -45,6 +45,8 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'pinned', toml: 'engine.pinned', flag: 'pinned', type: 'bool', default: true, doc: 'pinned host memory pool (CUDA)' },
   { name: 'memoryHost', toml: 'engine.memory_host_bytes', flag: 'memory-host-bytes', type: 'int', default: 0, doc: 'host memory budget (0 = 75% of RAM)' },
   { name: 'memoryPinned', toml: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', type: 'int', default: 0, doc: 'pinned memory budget (0 = 50% of RAM)' },
+  { name: 'memoryWaitS', toml: 'engine.memory_wait_s', flag: 'memory-wait-s', type: 'int', default: 120, doc: 'a configured (non-zero) host or pinned budget above MemAvailable is waited for this long at start, progress logged (a stopped daemon\'s pinned memory returns as the driver frees it); 0 = do not wait; default budgets never wait' },
+  { name: 'memoryWaitPolicy', toml: 'engine.memory_wait_policy', flag: 'memory-wait-policy', type: 'string', default: 'start', doc: 'when the wait ends short: start (budgets lowered to what is available, logged) | exit (exit 2 naming the budget)' },
   { name: 'memoryGpu', toml: 'engine.memory_gpu_bytes', flag: 'memory-gpu-bytes', type: 'int', default: 0, doc: 'per-GPU memory budget (0 = 90% of each GPU)' },
   { name: 'keyIdleMs', toml: 'engine.key_idle_ms', flag: 'key-idle-ms', type: 'int', default: 0, doc: 'evict keys idle this long (0 = only under memory pressure)' },
   { name: 'tracePath', toml: 'engine.trace_path', flag: 'trace-path', type: 'string', default: '', doc: 'write a Perfetto trace of every span here on shutdown' },

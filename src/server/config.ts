@@ -42,6 +42,8 @@ export interface ServeConfig {
   memoryHost: number;
   memoryPinned: number;
   memoryGpu: number;
+  memoryWaitS: number;
+  memoryWaitPolicy: 'start' | 'exit';
   keyIdleMs: number;
   tracePath: string;
   headersTimeoutMs: number;
@@ -125,6 +127,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   cfg.keyDirs = (cfg.keyDirs.length > 0 ? cfg.keyDirs : [path.join(cfg.dataDir, 'keys')]).map((d) => path.resolve(home(d)));
   cfg.inputDirs = (cfg.inputDirs.length > 0 ? cfg.inputDirs : [path.join(cfg.dataDir, 'inputs')]).map((d) => path.resolve(home(d)));
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
+  if (!['start', 'exit'].includes(cfg.memoryWaitPolicy)) throw new InputError('E_INVALID_ARG', `engine.memory_wait_policy must be start or exit, got "${cfg.memoryWaitPolicy}"`);
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
   if (cfg.storeUrl) parseStoreUrl(cfg.storeUrl);

@@ -2,8 +2,12 @@
 // process (signals, kill -9, restarts): node --import tsx test/helpers/cuzk-child.ts serve ...
 // With CUZK_TEST_GATE=<file>, every proof waits before its device phase while that file exists
 // (test/helpers/gate.ts): a job stays 'running' until the test removes the file, or is stopped.
-import { existsSync } from 'node:fs';
+// With CUZK_TEST_MEMINFO=<file>, `cuzk serve`'s memory-aware start reads that file (meminfo's format)
+// instead of /proc/meminfo, at every poll: a test raises MemAvailable by rewriting it.
+import { existsSync, readFileSync } from 'node:fs';
 import { main } from '../../src/cli/main.js';
+import { setMeminfoSource } from '../../src/server/memory-wait.js';
+import { readMeminfo } from '../../src/server/preflight.js';
 import { setEngineTestHooks } from '../../src/server/start-engine.js';
 
 const gate = process.env.CUZK_TEST_GATE;
@@ -14,5 +18,8 @@ if (gate) {
     },
   });
 }
+
+const meminfo = process.env.CUZK_TEST_MEMINFO;
+if (meminfo) setMeminfoSource(() => readMeminfo(readFileSync(meminfo, 'utf8')));
 
 process.exit(await main(process.argv.slice(2)));

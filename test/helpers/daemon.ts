@@ -62,9 +62,10 @@ function readyOn(socketPath: string): Promise<boolean> {
   });
 }
 
-/** `socket`: listen on <dataDir>/cuzk.sock and wait for /readyz, not for the "listening" line (which
+/** `onStderr`: called with stderr so far at each write, before the daemon listens too (a test that acts on a startup line).
+ * `socket`: listen on <dataDir>/cuzk.sock and wait for /readyz, not for the "listening" line (which
  * a daemon logging above info never writes). The child logs at info unless `env` or `args` say otherwise. */
-export async function startDaemon(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv; socket?: boolean } = {}): Promise<DaemonProcess> {
+export async function startDaemon(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv; socket?: boolean; onStderr?: (soFar: string) => void } = {}): Promise<DaemonProcess> {
   const dataDir = opts.dataDir ?? makeDataDir();
   const args = ['serve', '--data-dir', dataDir, ...(opts.args ?? [])];
   const socketPath = path.join(dataDir, 'cuzk.sock');
@@ -73,7 +74,10 @@ export async function startDaemon(opts: { dataDir?: string; args?: string[]; env
   const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: root, env: { ...process.env, CUZK_LOG: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d));
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d;
+    opts.onStderr?.(stderr);
+  });
   const address = await new Promise<string>((resolve, reject) => {
     let done = false;
     const finish = (err: Error | undefined, addr?: string) => {

@@ -65,6 +65,7 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_queue = "many"\n'), env: {} }), /engine.max_queue must be a non-negative integer/);
     bad(() => loadServeConfig({ configPath: toml('listen = \n'), env: {} }), /cuzk.toml: /);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['backend', 'tpu']]) }), /backend must be auto, cpu or cuda/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['memory-wait-policy', 'wait']]) }), /^engine\.memory_wait_policy must be start or exit, got "wait"$/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['verify', 'maybe']]) }), /engine.verify must be true or false/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-cert', 'c.pem']]) }), /tls.cert and tls.key go together/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-client-ca', 'ca.pem']]) }), /tls.client_ca \(mTLS\) needs tls.cert/);
@@ -98,7 +99,7 @@ describe('serve config', () => {
     for (const o of OPTIONS) {
       assert.ok(o.name in defaults, o.name);
       assert.ok(o.doc.length > 10, `${o.name} is documented`);
-      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : 'v';
+      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'memoryWaitPolicy' ? 'exit' : 'v';
       const flags = new Map([[o.flag, v]]);
       if (o.flag.startsWith('tls-')) for (const f of ['tls-cert', 'tls-key']) if (!flags.has(f)) flags.set(f, 'x.pem'); // they go together
       const c = loadServeConfig({ env: {}, flags }) as unknown as Record<string, unknown>;
