@@ -7,8 +7,9 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
-import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { scratch } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const GiB = 1024 ** 3;
@@ -16,17 +17,10 @@ const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'mu
 const zkey = vectorFile(bnMult, 'circuit.zkey');
 const witness = new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns')));
 const vkey = JSON.parse(readFileSync(vectorFile(bnMult, 'vkey.json'), 'utf8'));
-const dirs: string[] = [];
 after(async () => {
-  for (const d of dirs) removeDataDir(d);
   await terminateSnarkjs();
 });
 
-function dataDir(): string {
-  const d = makeDataDir();
-  dirs.push(d);
-  return d;
-}
 
 type Line = { msg: string; memory?: { host: number }; startingBytes?: number; [k: string]: unknown };
 const lines = (d: DaemonProcess): Line[] => d.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
@@ -42,7 +36,7 @@ async function proveOne(d: DaemonProcess): Promise<void> {
 describe('cuzk serve: memory-aware start', { timeout: 120_000 }, () => {
   it('policy exit: a host budget far above RAM exits 2 with one line naming the budget, what the machine has and what to do', async () => {
     // startDaemon, not runChild: a daemon that listened instead of exiting fails the test, not hangs it
-    const started = await startDaemon({ dataDir: dataDir(), args: ['--memory-host-bytes', String(2 ** 52), '--memory-wait-s', '1', '--memory-wait-policy', 'exit'], env: { CUZK_LOG: 'warn' } }).then(
+    const started = await startDaemon({ dataDir: scratch(), args: ['--memory-host-bytes', String(2 ** 52), '--memory-wait-s', '1', '--memory-wait-policy', 'exit'], env: { CUZK_LOG: 'warn' } }).then(
       async (d) => (await d.stop(), assert.fail(`listened instead of exiting:\n${d.logs()}`)),
       (err: Error) => err.message,
     );
@@ -55,7 +49,7 @@ describe('cuzk serve: memory-aware start', { timeout: 120_000 }, () => {
   });
 
   it('policy start: a host budget far above RAM is lowered to what is available, logged, and the daemon proves', async () => {
-    const d = await startDaemon({ dataDir: dataDir(), args: [...vectorDirArgs(), '--memory-host-bytes', String(2 ** 52), '--memory-wait-s', '1'] });
+    const d = await startDaemon({ dataDir: scratch(), args: [...vectorDirArgs(), '--memory-host-bytes', String(2 ** 52), '--memory-wait-s', '1'] });
     try {
       const lowered = lines(d).find((l) => /^engine\.memory_host_bytes lowered from .* to fit: more than this machine has/.test(l.msg));
       assert.ok(lowered, d.logs());
@@ -69,7 +63,7 @@ describe('cuzk serve: memory-aware start', { timeout: 120_000 }, () => {
   });
 
   it('waits while MemAvailable is short, logging it, and starts with the configured budget once it rises', async () => {
-    const dir = dataDir();
+    const dir = scratch();
     const meminfo = path.join(dir, 'meminfo');
     const write = (available: number) => {
       writeFileSync(`${meminfo}.tmp`, `MemTotal:       ${(64 * GiB) / 1024} kB\nMemFree:        ${available / 1024} kB\nMemAvailable:   ${available / 1024} kB\n`);

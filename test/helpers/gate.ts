@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import type { CuzkClient } from '../../src/client/index.js';
 
 export interface Gate {
@@ -13,6 +14,12 @@ export interface Gate {
   remove(): void;
 }
 
+const made: Gate[] = [];
+after(() => {
+  for (const g of made.splice(0)) g.remove();
+});
+
+/** A closed gate, removed after the test file. */
 export function makeGate(): Gate {
   const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-gate-'));
   const file = path.join(dir, 'closed');
@@ -23,6 +30,7 @@ export function makeGate(): Gate {
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
   g.close();
+  made.push(g);
   return g;
 }
 

@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CuzkClient, CuzkError, type JobInfo } from '../../src/client/index.js';
+import { CuzkClient, type JobInfo } from '../../src/client/index.js';
 import { startDaemon, removeDataDir, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { plainGrpc } from '../helpers/grpc.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { VECTORS_DIR, vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
+import { rejects } from '../helpers/rejects.js';
 
 const sets = vectorSets();
 const bnMult = sets.find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -27,12 +28,6 @@ async function assertVerifies(set: VectorSet, job: JobInfo, publicFile = 'public
   assert.equal(await snarkjsVerify(json(set, 'vkey.json'), p.publicSignals, p.proof), true, 'snarkjs rejects the proof');
 }
 
-async function rejects(p: Promise<unknown>, code: string): Promise<CuzkError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  assert.ok(err instanceof CuzkError, `expected a CuzkError ${code}, got ${String(err)}`);
-  assert.equal(err.code, code, err.message);
-  return err;
-}
 
 let d: DaemonProcess;
 let sdk: CuzkClient;

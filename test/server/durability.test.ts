@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { CuzkClient, type JobInfo } from '../../src/client/index.js';
-import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
-import { makeGate, untilRunning, type Gate } from '../helpers/gate.js';
+import { startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { makeGate, untilRunning } from '../helpers/gate.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { scratch } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -18,25 +19,11 @@ const zkey = vectorFile(bnMult, 'circuit.zkey');
 const witness = new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns')));
 const vkey = JSON.parse(readFileSync(vectorFile(bnMult, 'vkey.json'), 'utf8'));
 const served = () => vectorDirArgs();
-const dirs: string[] = [];
-const gates: Gate[] = [];
 after(async () => {
-  for (const d of dirs) removeDataDir(d);
-  for (const g of gates) g.remove();
   await terminateSnarkjs();
 });
 
-function dataDir(): string {
-  const d = makeDataDir();
-  dirs.push(d);
-  return d;
-}
 
-function gate(): Gate {
-  const g = makeGate();
-  gates.push(g);
-  return g;
-}
 
 async function assertProof(job: JobInfo): Promise<void> {
   assert.equal(job.state, 'completed', JSON.stringify(job.error));
@@ -53,8 +40,8 @@ async function submitJobs(c: CuzkClient, n: number, prefix: string): Promise<Job
 
 describe('cuzk serve: durability', { timeout: 120_000 }, () => {
   it('kill -9 mid-proof, restart: the jobs complete and verify; ids, request ids and old results survive', async () => {
-    const dir = dataDir();
-    const g = gate();
+    const dir = scratch();
+    const g = makeGate();
     g.open();
     let d: DaemonProcess = await startDaemon({ dataDir: dir, args: served(), env: g.env });
     let c = new CuzkClient({ address: d.address });
@@ -90,8 +77,8 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
   });
 
   it('SIGTERM: the running proof finishes, queued jobs stay journaled and run after a restart', async () => {
-    const dir = dataDir();
-    const g = gate();
+    const dir = scratch();
+    const g = makeGate();
     let d = await startDaemon({ dataDir: dir, args: served(), env: g.env });
     let c = new CuzkClient({ address: d.address });
     const jobs = await submitJobs(c, 3, 'term');
@@ -123,8 +110,8 @@ describe('cuzk serve: durability', { timeout: 120_000 }, () => {
   });
 
   it('past the drain deadline the running job is requeued; a second signal exits at once', async () => {
-    const dir = dataDir();
-    const g = gate();
+    const dir = scratch();
+    const g = makeGate();
     let d = await startDaemon({ dataDir: dir, args: ['--drain-timeout-ms', '50', ...served()], env: g.env });
     let c = new CuzkClient({ address: d.address });
     const { job } = await c.submit({ key: zkey, witnesses: [witness], requestId: 'deadline-0' });

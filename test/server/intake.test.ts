@@ -9,10 +9,11 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CuzkClient, CuzkError, type JobInfo } from '../../src/client/index.js';
+import { CuzkClient, type JobInfo } from '../../src/client/index.js';
 import { makeDataDir, removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
+import { rejects } from '../helpers/rejects.js';
 
 const sets = vectorSets();
 const bnMult = sets.find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -29,12 +30,6 @@ async function assertVerifies(job: JobInfo): Promise<void> {
   assert.equal(await snarkjsVerify(json(bnMult, 'vkey.json'), p.publicSignals, p.proof), true);
 }
 
-async function rejects(p: Promise<unknown>, code: string): Promise<CuzkError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  assert.ok(err instanceof CuzkError, `expected ${code}, got ${String(err)}`);
-  assert.equal(err.code, code, err.message);
-  return err;
-}
 
 /** POST /v1/witnesses with a body sent in pieces; resolves with the status, the answer, and how much of the body had gone out. */
 function postWitness(url: string, keyName: string, head: Uint8Array, total: number): Promise<{ status: number; body: string; sent: number }> {

@@ -7,34 +7,21 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CuzkClient, type JobInfo } from '../../src/client/index.js';
-import { makeDataDir, removeDataDir, runChild, startDaemon, vectorDirArgs } from '../helpers/daemon.js';
-import { makeGate, untilRunning, type Gate } from '../helpers/gate.js';
+import { runChild, startDaemon, vectorDirArgs } from '../helpers/daemon.js';
+import { makeGate, untilRunning } from '../helpers/gate.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { scratch } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
 const zkey = vectorFile(bnMult, 'circuit.zkey');
 const witness = new Uint8Array(readFileSync(vectorFile(bnMult, 'witness.wtns')));
 const vkey = JSON.parse(readFileSync(vectorFile(bnMult, 'vkey.json'), 'utf8'));
-const dirs: string[] = [];
-const gates: Gate[] = [];
 after(async () => {
-  for (const d of dirs) removeDataDir(d);
-  for (const g of gates) g.remove();
   await terminateSnarkjs();
 });
 
-function dataDir(): string {
-  const d = makeDataDir();
-  dirs.push(d);
-  return d;
-}
 
-function gate(): Gate {
-  const g = makeGate();
-  gates.push(g);
-  return g;
-}
 
 async function until(cond: () => boolean, what: string): Promise<void> {
   const t0 = Date.now();
@@ -56,8 +43,8 @@ function completions(logs: string): Map<string, number> {
 
 describe('cuzk serve --takeover', { timeout: 180_000 }, () => {
   it('a new daemon takes over a running one with 30 jobs queued: the old one drains and exits 0, all 30 complete once and verify', async () => {
-    const dir = dataDir();
-    const g = gate();
+    const dir = scratch();
+    const g = makeGate();
     const a = await startDaemon({ dataDir: dir, args: vectorDirArgs(), env: g.env });
     let aExit: number | string | undefined;
     void a.exited.then((code) => (aExit = code));
@@ -101,7 +88,7 @@ describe('cuzk serve --takeover', { timeout: 180_000 }, () => {
   });
 
   it('--takeover with no daemon running starts normally', async () => {
-    const dir = dataDir();
+    const dir = scratch();
     const d = await startDaemon({ dataDir: dir, args: [...vectorDirArgs(), '--takeover'] });
     try {
       assert.doesNotMatch(d.logs(), /takeover:/);
@@ -112,8 +99,8 @@ describe('cuzk serve --takeover', { timeout: 180_000 }, () => {
   });
 
   it('a daemon that does not release the journal within --takeover-timeout-s: one line naming it, exit non-zero; without --takeover, refused at once', async () => {
-    const dir = dataDir();
-    const g = gate();
+    const dir = scratch();
+    const g = makeGate();
     const a = await startDaemon({ dataDir: dir, args: vectorDirArgs(), env: g.env });
     const ca = new CuzkClient({ address: a.address });
     const { job } = await ca.submit({ key: zkey, witnesses: [witness] });

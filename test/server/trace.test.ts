@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { CuzkClient, CuzkError } from '../../src/client/index.js';
+import { CuzkClient } from '../../src/client/index.js';
 import { removeDataDir, runChild, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
+import { rejects } from '../helpers/rejects.js';
 
 const TOKEN = 'trace-test-token';
 const bnMult = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
@@ -24,12 +25,6 @@ function spanStarts(t: Trace): { job: string; phase: string; atMs: number }[] {
   return t.traceEvents.filter((e) => (e.ph === 'X' || e.ph === 'b') && e.args?.job).map((e) => ({ job: e.args!.job!, phase: e.name, atMs: origin + e.ts! / 1000 }));
 }
 
-async function rejects(p: Promise<unknown>, code: string): Promise<CuzkError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  assert.ok(err instanceof CuzkError, `expected a CuzkError ${code}, got ${String(err)}`);
-  assert.equal(err.code, code, err.message);
-  return err;
-}
 
 let d: DaemonProcess;
 let grpc: CuzkClient;
