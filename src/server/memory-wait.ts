@@ -7,8 +7,8 @@
 import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServeConfig } from './config.js';
+import { OPTIONS } from './config-options.js';
 import { gib, readMeminfo, type Meminfo } from './preflight.js';
-
 
 export type MemoryWaitConfig = Pick<ServeConfig, 'memoryHost' | 'memoryPinned' | 'pinned' | 'memoryWaitS' | 'memoryWaitPolicy'>;
 
@@ -44,10 +44,11 @@ export async function waitForMemory(cfg: MemoryWaitConfig, deps: MemoryWaitDeps)
   const read = deps.read ?? meminfoSource;
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const pools: Pool[] = [
-    { name: 'memoryHost' as const, option: 'engine.memory_host_bytes', flag: 'memory-host-bytes', bytes: cfg.memoryHost },
-    { name: 'memoryPinned' as const, option: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', bytes: cfg.pinned ? cfg.memoryPinned : 0 },
-  ].filter((p) => p.bytes > 0);
+  const pool = (name: Pool['name'], bytes: number): Pool => {
+    const o = OPTIONS.find((x) => x.name === name)!; // the option's own TOML key and flag, for messages
+    return { name, option: o.toml, flag: o.flag, bytes };
+  };
+  const pools = [pool('memoryHost', cfg.memoryHost), pool('memoryPinned', cfg.pinned ? cfg.memoryPinned : 0)].filter((p) => p.bytes > 0);
   const result = { memoryHost: cfg.memoryHost, memoryPinned: cfg.memoryPinned };
   if (pools.length === 0) return result;
   const target = Math.max(...pools.map((p) => p.bytes));
