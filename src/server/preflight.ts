@@ -77,16 +77,30 @@ const flagValue = (args: string[], name: string) => {
   return args[i]!.includes('=') ? args[i]!.slice(name.length + 3) : args[i + 1];
 };
 
+/** A process's argv from /proc, or undefined once it has exited (or when it is another user's). */
+export function processArgs(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether an argv is a `cuzk serve` (its `--check` serves nothing). */
+export function isCuzkServe(args: readonly string[]): boolean {
+  const serveAt = args.indexOf('serve');
+  return serveAt >= 1 && args.slice(0, serveAt).some((a) => /cuzk/.test(path.basename(a))) && !args.includes('--check');
+}
+
 /** `cuzk serve` processes other than this one, from /proc (their data dir where their argv names it). */
 export function cuzkServeProcesses(): CuzkProcess[] {
   const found: CuzkProcess[] = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
+    const args = processArgs(pid);
+    if (!args || !isCuzkServe(args)) continue;
     try {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      const serveAt = args.indexOf('serve');
-      if (serveAt < 1 || !args.slice(0, serveAt).some((a) => /cuzk/.test(path.basename(a))) || args.includes('--check')) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const dir = flagValue(args, 'data-dir');
       found.push({ pid, state: stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3), dataDir: dir && path.resolve(readlinkSync(`/proc/${pid}/cwd`), dir), listen: flagValue(args, 'listen') });

@@ -7,25 +7,17 @@
 // none is lost and none completes twice. Its address is free by then (the old listener closes before
 // the journal does); clients see a short gap: refused submits while the old one drains, then no
 // listener until this one is up.
-import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isLockedFault, lockHolders } from './journal-open.js';
 import type { JobStore } from './job-store.js';
+import { isCuzkServe, processArgs } from './preflight.js';
 
 const POLL_MS = 150;
 const PROGRESS_MS = 2000;
 
 /** The process's command line, or undefined once it has exited. */
-function commandLine(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-const isServe = (cmd: string) => /\bcuzk/.test(cmd) && /\bserve\b/.test(cmd);
+const commandLine = (pid: number) => processArgs(pid)?.join(' ');
 
 /** `open()` (the journal at `file`); when a running daemon holds it, that daemon is asked to drain and
  * the journal opened once it lets go, within `timeoutS`. Errors are one line (E_INVALID_ARG). */
@@ -40,7 +32,7 @@ export async function openTakingOver(file: string, open: () => Promise<JobStore>
   const old = holders();
   for (const pid of old) {
     const cmd = commandLine(pid) ?? '';
-    if (!isServe(cmd)) throw new InputError('E_INVALID_ARG', `journal ${file}: --takeover: it is locked by pid ${pid} (${cmd.slice(0, 120)}), which is not a cuzk serve, so it was not signalled: stop it yourself`);
+    if (!isCuzkServe(processArgs(pid) ?? [])) throw new InputError('E_INVALID_ARG', `journal ${file}: --takeover: it is locked by pid ${pid} (${cmd.slice(0, 120)}), which is not a cuzk serve, so it was not signalled: stop it yourself`);
   }
   for (const pid of old) {
     try {
