@@ -17,7 +17,7 @@
 #include <string>
 
 #include "../groth16/prove_gpu.hpp"
-#include "../util/gpu_dispatch.hpp"
+#include "../api/gpu_dispatch.hpp"
 #include "selftest_util.cuh"
 
 using namespace cuzk;
