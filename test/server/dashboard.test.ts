@@ -71,7 +71,7 @@ after(async () => {
 
 describe('dashboard (HTTP)', () => {
   it('/ is 401 without the token (the page with its login form), 200 with it; the frame and the feed are 401 without it', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }]) {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
       const page = await get(`${d.url}/`, headers);
       assert.equal(page.status, 401);
       assert.match(String(page.headers['www-authenticate']), /^Bearer/);
