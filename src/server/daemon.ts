@@ -8,6 +8,7 @@ import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './auth.js';
 import { uploadedKeysDir, type ServeConfig } from './config.js';
+import { loadDashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from './file-access.js';
 import { createListener, type Listener } from './http.js';
 import { JobService } from './job-service.js';
@@ -21,6 +22,8 @@ export interface DaemonDeps {
   store: JobStore;
   log: Logger;
   version: string;
+  /** The installed package's folder: the dashboard's files are read from it. */
+  packageRoot: string;
 }
 
 export class Daemon {
@@ -60,7 +63,9 @@ export class Daemon {
     if (rec.resubmitted + rec.expired + rec.lost + rec.waiting > 0) log.info(rec, 'journal replayed');
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
-    const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics() };
+    const dashboardAssets = loadDashboardAssets(this.deps.packageRoot);
+    if (!dashboardAssets.ok) log.warn({ problem: dashboardAssets.problem }, 'dashboard unavailable: GET / answers 503, RPCs are served');
+    const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics(), dashboardAssets };
     this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? store.writeProblem() : 'starting or stopping') });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
