@@ -32,7 +32,7 @@ else
   if [[ $sections == kprof ]]; then
     ncu --clock-control none --profile-from-start off --section SpeedOfLight --section LaunchStats --section Occupancy \
       "$ST" kprof > "$OUT/ncu.log" 2>&1; echo "ncu exit $?"
-    python3 scripts/ncu-summary.py "$OUT/ncu.log"
+    python3 scripts/ncu-summary.py "$OUT/ncu.log"; grep -E "kprof|rror" "$OUT/ncu.log" | head
   else
     "$ST" $sections > "$OUT/selftest.log" 2>&1; echo "selftest exit $?"
   fi
