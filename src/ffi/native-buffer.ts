@@ -33,6 +33,29 @@ export class NativeBuffer {
     return new NativeBuffer(out[0], byteLength, opts.pinned ?? false);
   }
 
+  /** alloc() on a koffi worker thread: cudaHostAlloc costs ~0.5-0.8 s/GiB, which must not stall the
+   * event loop (the pinned pool grows through this). */
+  static allocAsync(byteLength: number, opts: { pinned?: boolean } = {}): Promise<NativeBuffer> {
+    if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
+      return Promise.reject(new CuzkError('E_INVALID_ARG', `NativeBuffer.allocAsync: bad size ${byteLength}`));
+    }
+    const { abi } = loadCore();
+    const out: bigint[] = [0n];
+    const slot = newErrorSlot();
+    const stack = new Error();
+    return new Promise((resolve, reject) => {
+      abi.mem_alloc.async(byteLength, opts.pinned ? 1 : 0, out, slot, (err: unknown, status: number) => {
+        if (err) return reject(err);
+        try {
+          check(status, slot, 'cuzk_mem_alloc', stack);
+          resolve(new NativeBuffer(out[0]!, byteLength, opts.pinned ?? false));
+        } catch (e) {
+          reject(e);
+        }
+      });
+    });
+  }
+
   get bytes(): Uint8Array {
     if (!this.#bytes) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
     return this.#bytes;

@@ -28,7 +28,7 @@ function fake(available: (t: number) => number, totalBytes = 64 * GiB) {
   };
 }
 
-const cfg = (over: Partial<MemoryWaitConfig>): MemoryWaitConfig => ({ memoryHost: 0, memoryPinned: 0, pinned: true, memoryWaitS: 30, memoryWaitPolicy: 'start', ...over });
+const cfg = (over: Partial<MemoryWaitConfig>): MemoryWaitConfig => ({ memoryHost: 0, memoryPinned: 0, pinnedPoolBytes: 0, pinned: true, memoryWaitS: 30, memoryWaitPolicy: 'start', ...over });
 
 describe('memory-aware start', () => {
   it('waits while MemAvailable rises and resolves at the first poll past the target, with a progress line every ~2 s', async () => {
