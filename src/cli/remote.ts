@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
 import type { EngineStatus, JobInfo, Priority } from '../engine/api.js';
+import { mib } from '../engine/budget.js';
 import { looksLikeKeyPath } from '../engine/key-ref.js';
 import { checkOutputPaths, printResult, writeOutput, type CliContext } from './output.js';
 
@@ -77,11 +78,9 @@ function writeProofs(job: JobInfo, proofPath: string, publicPath: string): strin
   return written;
 }
 
-const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
-
-/** `pinned pool: 3.0 of 32.0 GiB (growing), 2 buffers in use, 0 allocations on a proof's path`. */
+/** `pinned pool: 3.00 GiB of 32.00 GiB (growing), 2 buffers in use, 0 allocations on a proof's path`. */
 function poolLine(p: EngineStatus['pinnedPool']): string {
-  const size = p.targetBytes > 0 ? `${gib(p.bytes)} of ${gib(p.targetBytes)} (${p.growState})` : `${gib(p.bytes)} (allocated on demand)`;
+  const size = p.targetBytes > 0 ? `${mib(p.bytes)} of ${mib(p.targetBytes)} (${p.growState})` : `${mib(p.bytes)} (allocated on demand)`;
   return `${p.enabled ? 'pinned' : 'buffer'} pool: ${size}, ${p.inUse} buffers in use, ${p.pathAllocations} allocations on a proof's path`;
 }
 
