@@ -65,6 +65,17 @@ describe('memory-aware start', () => {
     assert.equal(m.time(), 3000);
   });
 
+  it('the pinned pool size is waited for too (it is pinned right after start); short, it names engine.pinned_pool_bytes', async () => {
+    const rising = fake((t) => 2 * GiB + t * (GiB / 1000)); // 1 GiB/s from 2 GiB
+    assert.deepEqual(await waitForMemory(cfg({ pinnedPoolBytes: 10 * GiB }), rising.deps), { memoryHost: 0, memoryPinned: 0 });
+    assert.equal(rising.time(), 8000, 'waited until 10 GiB were available');
+    const flat = fake(() => 6 * GiB);
+    await assert.rejects(waitForMemory(cfg({ pinnedPoolBytes: 10 * GiB, memoryWaitS: 2, memoryWaitPolicy: 'exit' }), flat.deps), /^InputError: engine\.pinned_pool_bytes \(--pinned-pool-bytes\) is 10\.0 GiB/);
+    const unpinned = fake(() => 6 * GiB);
+    assert.deepEqual(await waitForMemory(cfg({ pinnedPoolBytes: 10 * GiB, pinned: false }), unpinned.deps), { memoryHost: 0, memoryPinned: 0 });
+    assert.equal(unpinned.time(), 0, 'engine.pinned off: no pinned pool to wait for');
+  });
+
   it('a budget larger than the machine is not waited for: the policy applies at once', async () => {
     const m = fake(() => 60 * GiB);
     await assert.rejects(waitForMemory(cfg({ memoryHost: 2 ** 52, memoryWaitPolicy: 'exit' }), m.deps), /more than this machine has \(64\.0 GiB\)/);
