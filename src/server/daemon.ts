@@ -57,6 +57,8 @@ export class Daemon {
       const info = await engine.loadKey(p);
       log.info({ keyId: info.id, bytes: info.bytes }, 'key preloaded');
     }
+    // the first chunk of the pinned pool (one proof's buffers) before ready; the rest grows in the background
+    await engine.growPool();
     const unfinished = await store.unfinished();
     await this.intake.spool.open(new Set(unfinished.flatMap((s) => (s.request?.witnessFiles ?? []).filter((f) => f.owned).map((f) => f.path))));
     const rec = await this.jobs.recover(unfinished);
