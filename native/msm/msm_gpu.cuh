@@ -49,11 +49,9 @@ const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const u
   });
 
   uint32_t *uniq = ar.alloc<uint32_t>(rmax + 1), *counts = ar.alloc<uint32_t>(rmax + 1);
-  uint32_t *starts = ar.alloc<uint32_t>(rmax + 1), *nseg = ar.alloc<uint32_t>(rmax + 1);
-  uint32_t *segstart = ar.alloc<uint32_t>(rmax + 1), *scal = ar.alloc<uint32_t>(4);
-  uint32_t *nr = scal, *maxc = scal + 1, *seg_len = scal + 2;
+  uint32_t *starts = ar.alloc<uint32_t>(rmax + 1), *scal = ar.alloc<uint32_t>(4);
+  uint32_t *nr = scal, *maxc = scal + 1, *chunk_len = scal + 2;
   CUZK_CUDA_OK(cudaMemsetAsync(counts, 0, (rmax + 1) * sizeof(uint32_t), st));
-  CUZK_CUDA_OK(cudaMemsetAsync(nseg, 0, (rmax + 1) * sizeof(uint32_t), st));
   CUZK_CUDA_OK(cudaMemsetAsync(scal, 0, 4 * sizeof(uint32_t), st));
   cub_run(ar, [&](void* t, size_t& b) {
     return cub::DeviceRunLengthEncode::Encode(t, b, keys2, uniq, counts, nr, npairs, st);
@@ -62,20 +60,26 @@ const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const u
   CUZK_CUDA_LAUNCHED();
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, starts, rmax + 1, st); });
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceReduce::Max(t, b, counts, maxc, rmax, st); });
-  plan_segments_kernel<<<1, 1, 0, st>>>(maxc, starts, nr, seg_len);
+  plan_chunks_kernel<<<1, 1, 0, st>>>(maxc, chunk_len);
   CUZK_CUDA_LAUNCHED();
-  nseg_kernel<<<ceil_div(rmax, 256), 256, 0, st>>>(counts, nr, seg_len, rmax, nseg);
-  CUZK_CUDA_LAUNCHED();
-  cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, nseg, segstart, rmax + 1, st); });
+  const uint32_t* e_p = starts + rmax;  // pairs before the sentinel run (counts[rmax] = 0)
 
   X* buckets = ar.alloc<X>(sentinel);
   CUZK_CUDA_OK(cudaMemsetAsync(buckets, 0, size_t(sentinel) * sizeof(X), st));  // all-zero = infinity
-  uint32_t smax = rmax + max_segments_extra;
-  X* partials = ar.alloc<X>(smax);
-  accumulate_kernel<DF><<<ceil_div(smax, 128), 128, 0, st>>>(pts, vals2, uniq, counts, starts, segstart, nr,
-                                                             seg_len, buckets, partials);
+  size_t max_chunks = ceil_div(npairs, size_t(32));  // L >= 32
+  X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
+  unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
+  if constexpr (sizeof(DF) > 48) {  // Fq2
+    if (g2_accumulate_blocks() == 3)
+      accumulate_kernel<DF, 3><<<acc_blocks, 128, 0, st>>>(pts, keys2, vals2, e_p, chunk_len, buckets, heads, tails);
+    else
+      accumulate_kernel<DF, 1><<<acc_blocks, 128, 0, st>>>(pts, keys2, vals2, e_p, chunk_len, buckets, heads, tails);
+  } else {
+    accumulate_kernel<DF, 1><<<acc_blocks, 128, 0, st>>>(pts, keys2, vals2, e_p, chunk_len, buckets, heads, tails);
+  }
   CUZK_CUDA_LAUNCHED();
-  join_segments_kernel<DF><<<ceil_div(rmax, 128), 128, 0, st>>>(uniq, segstart, nr, partials, buckets);
+  join_chunks_kernel<DF><<<ceil_div(max_chunks, size_t(128)), 128, 0, st>>>(keys2, e_p, chunk_len, heads, tails,
+                                                                           buckets);
   CUZK_CUDA_LAUNCHED();
 
   const X *a = buckets, *s = buckets;

@@ -2,8 +2,8 @@
 // 1. classify: scalars 0 (and infinity points) are dropped, scalars 1 summed by a plain reduction,
 //    the rest compacted (supraseal's 0/1 split: Groth16 witnesses are mostly 0/1).
 // 2. digits -> (bucket, point|sign) pairs, CUB radix sort by bucket, run-length encode.
-// 3. accumulation: one thread per segment of at most L points of one bucket (L >= sqrt of the
-//    largest bucket, so a skewed bucket - all-equal scalars - is split and re-joined in <= L steps).
+// 3. accumulation: one thread per chunk of L consecutive sorted pairs (equal work per thread; L >= sqrt
+//    of the largest bucket, so a skewed bucket - all-equal scalars - is re-joined in <= L steps).
 // 4. reduction on the GPU, per window sum_b (b+1)·B_b, in levels of K items per thread (see
 //    reduce_level_kernel); the c-bit window combination (Horner) and the 1-sum finish on the host.
 #pragma once
@@ -23,7 +23,6 @@ using dev::dxyzz_t;
 // Kernels are templates over DF, the device field of the point coordinates (Fq or Fq2).
 
 constexpr uint32_t sign_bit = 1u << 31;
-constexpr uint32_t max_segments_extra = 1u << 16;  // S <= runs + this (see plan_segments_kernel)
 constexpr size_t block_scalars = size_t(1) << 26;  // keeps pairs = m·nwin below 2^32
 
 template <class X>
@@ -98,65 +97,77 @@ static __global__ void drop_sentinel_kernel(const uint32_t* uniq, uint32_t* coun
   }
 }
 
-// Segment length L: >= sqrt(largest bucket) bounds both the accumulation and the re-join of a split
-// bucket; >= E / 2^16 (unless every bucket fits in one segment) bounds the segment count by
-// runs + 2^16; >= 32 keeps ordinary buckets whole.
-static __global__ void plan_segments_kernel(const uint32_t* maxc, const uint32_t* starts, const uint32_t* nr,
-                                     uint32_t* seg_len) {
-  uint32_t mc = *maxc, e = starts[*nr];
-  uint32_t sq = uint32_t(ceilf(sqrtf(float(mc)))) + 1;
-  uint32_t want = max(32u, (e + max_segments_extra - 1) / max_segments_extra);
-  *seg_len = max(1u, max(sq, min(mc, want)));
+// Chunk length L: every accumulation thread takes L consecutive sorted pairs, whatever buckets they
+// belong to, so the threads of a warp do the same number of additions (one thread per bucket made
+// a warp wait for its fullest bucket). L >= sqrt(largest bucket) bounds the serial re-join of a bucket
+// split over chunks; L >= 32 keeps the re-join rare for ordinary buckets.
+static __global__ void plan_chunks_kernel(const uint32_t* maxc, uint32_t* chunk_len) {
+  uint32_t sq = uint32_t(ceilf(sqrtf(float(*maxc)))) + 1;
+  *chunk_len = max(32u, sq);
 }
 
-static __global__ void nseg_kernel(const uint32_t* counts, const uint32_t* nr, const uint32_t* seg_len, uint32_t rmax,
-                            uint32_t* nseg) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rmax) return;
-  uint32_t L = *seg_len;
-  nseg[r] = r < *nr ? (counts[r] + L - 1) / L : 0;
-}
-
-// One thread per segment: the mixed additions of up to L points into one XYZZ accumulator.
-template <class DF>
-__global__ void __launch_bounds__(128) accumulate_kernel(
-    const daffine_t<DF>* pts, const uint32_t* vals, const uint32_t* uniq, const uint32_t* counts,
-    const uint32_t* starts, const uint32_t* segstart, const uint32_t* nr_p, const uint32_t* seg_len,
-    dxyzz_t<DF>* buckets, dxyzz_t<DF>* partials) {
-  uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t nr = *nr_p, total = segstart[nr];
-  if (s >= total) return;
-  uint32_t r = s;
-  if (total != nr) {  // some bucket is split: find the run holding segment s
-    uint32_t lo = 0, hi = nr;
-    while (hi - lo > 1) {
-      uint32_t mid = (lo + hi) / 2;
-      if (segstart[mid] <= s) lo = mid; else hi = mid;
-    }
-    r = lo;
-  }
-  uint32_t L = *seg_len, b = starts[r] + (s - segstart[r]) * L;
-  uint32_t e = min(b + L, starts[r] + counts[r]);
+// The pairs of chunk t are keys/vals [t·L, min(t·L + L, E)). A run (bucket) wholly inside the chunk
+// goes straight to its bucket; the chunk's first run, when it began in an earlier chunk, to heads[t];
+// its last run, when it goes on into the next chunk, to tails[t] (also when it is the only run and
+// began earlier: a "through" chunk, joined by the chunk where the run began).
+// MIN_BLOCKS: blocks of 128 per SM that ptxas must fit. Fq2 points (G2) take ~250 registers unbounded,
+// 2 blocks (8 warps) per SM, few to hide the multiply chains' latency; 3 blocks cost ~200 bytes of spill.
+template <class DF, int MIN_BLOCKS>
+__global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_kernel(const daffine_t<DF>* pts, const uint32_t* keys,
+                                                         const uint32_t* vals, const uint32_t* e_p,
+                                                         const uint32_t* chunk_len, dxyzz_t<DF>* buckets,
+                                                         dxyzz_t<DF>* heads, dxyzz_t<DF>* tails) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, E = *e_p, L = *chunk_len;
+  size_t b = size_t(t) * L;
+  if (b >= E) return;
+  uint32_t e = uint32_t(min(b + L, size_t(E)));
+  bool from_before = b > 0 && keys[b - 1] == keys[b];
+  bool to_after = e < E && keys[e] == keys[e - 1];
+  uint32_t cur = keys[b];
+  bool first_run = true;
   dxyzz_t<DF> acc = dxyzz_t<DF>::infinity();
-  for (uint32_t p = b; p < e; p++) {
-    uint32_t v = vals[p];
+  for (uint32_t p = uint32_t(b); p < e; p++) {
+    uint32_t k = keys[p], v = vals[p];
+    if (k != cur) {
+      if (first_run && from_before) heads[t] = acc;
+      else buckets[cur] = acc;
+      first_run = false;
+      cur = k;
+      acc = dxyzz_t<DF>::infinity();
+    }
     const daffine_t<DF>& q = pts[v & ~sign_bit];
     acc.add_affine(q.x, q.y, (v & sign_bit) != 0);
   }
-  if (segstart[r + 1] - segstart[r] == 1) buckets[uniq[r]] = acc;
-  else partials[s] = acc;
+  if (to_after) tails[t] = acc;
+  else if (first_run && from_before) heads[t] = acc;
+  else buckets[cur] = acc;
 }
 
+// One thread per chunk whose last run goes on into the next chunk and began in this one: the run's
+// bucket = its tail here + the tails of the through chunks after it + the head of the chunk it ends in.
 template <class DF>
-__global__ void join_segments_kernel(const uint32_t* uniq, const uint32_t* segstart, const uint32_t* nr_p,
-                                     const dxyzz_t<DF>* partials, dxyzz_t<DF>* buckets) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= *nr_p) return;
-  uint32_t b = segstart[r], e = segstart[r + 1];
-  if (e - b <= 1) return;
-  dxyzz_t<DF> acc = partials[b];
-  for (uint32_t j = b + 1; j < e; j++) acc.add(partials[j]);
-  buckets[uniq[r]] = acc;
+__global__ void join_chunks_kernel(const uint32_t* keys, const uint32_t* e_p, const uint32_t* chunk_len,
+                                   const dxyzz_t<DF>* heads, const dxyzz_t<DF>* tails, dxyzz_t<DF>* buckets) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, E = *e_p, L = *chunk_len;
+  size_t b = size_t(t) * L;
+  if (b >= E) return;
+  uint32_t e = uint32_t(min(b + L, size_t(E)));
+  if (e >= E || keys[e] != keys[e - 1]) return;           // no run goes on from here
+  if (b > 0 && keys[b - 1] == keys[b] && keys[b] == keys[e - 1]) return;  // a through chunk
+  uint32_t key = keys[e - 1];
+  dxyzz_t<DF> acc = tails[t];
+  for (uint32_t u = t + 1;; u++) {
+    size_t ub = size_t(u) * L;
+    uint32_t ue = uint32_t(min(ub + L, size_t(E)));
+    bool through = keys[ub] == key && keys[ue - 1] == key && ue < E && keys[ue] == key;
+    if (through) {
+      acc.add(tails[u]);
+    } else {
+      acc.add(heads[u]);
+      break;
+    }
+  }
+  buckets[key] = acc;
 }
 
 // One level of the weighted bucket sum. Input per window: |items| pairs (a_j, s_j), each standing for
@@ -226,6 +237,13 @@ void cub_run(dev_arena_t& ar, F&& f) {
 inline uint32_t& window_override() {
   static uint32_t c = 0;
   return c;
+}
+
+// Minimum blocks per SM for the G2 (Fq2) accumulation: 1 (ptxas's own choice: ~250 registers, no
+// spill, 2 fit) or 3 (bounded to 168 registers, some spill).
+inline int& g2_accumulate_blocks() {
+  static int b = 3;
+  return b;
 }
 
 // Window width by modelled cost: m·nwin mixed additions (~10 mults, plus ~3 for sort traffic)

@@ -1,13 +1,17 @@
 // GPU NTT over Fr, the transform of ntt/ntt.hpp (ffjavascript's Fr.fft / Fr.ifft, cuzk.h flags):
 // Gentleman-Sande (DIF) stages, natural order in and bit-reversed out, then one pass that permutes to
 // natural order and applies the inverse's 1/n and coset powers (and Montgomery conversion) on the way.
-// Stages with half-size m >= 2^(lg_smem-1) run one global pass each; the last lg_smem stages run in
-// shared memory, 2^lg_smem elements per block. Twiddles come from one cached table T[k] = ω_N^k,
-// k < N/2, of the largest size seen: stage m reads ω_2m^j = T[j·N/2m], and inverse stages use
-// ω_2m^-j = -ω_2m^(m-j). Powers g^j (coset, twiddle table) are two small host tables multiplied.
+// The stages run in passes of up to 10 in shared memory (dif_pass_kernel): a pass over stages
+// lo..lo+k-1 touches each element once, so a 2^24 transform reads and writes memory 3 times, not 24;
+// the forward coset scaling and the Montgomery conversion ride on the first pass's loads. Twiddles
+// come from one cached table T[k] = ω_N^k, k < N/2, of the largest size seen: stage m reads
+// ω_2m^j = T[j·N/2m], and inverse stages use ω_2m^-j = -ω_2m^(m-j). Powers g^j (coset) are two small
+// tables multiplied, cached per device and size like the twiddles.
 #pragma once
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "../curve/dev.cuh"
@@ -17,7 +21,6 @@
 namespace cuzk {
 namespace ntt_gpu {
 
-constexpr uint32_t lg_smem = 10;  // 1024 elements = 32 KiB of shared memory per block
 
 // base^j for j < 2^lg as lo[j & (2^lo_bits - 1)] · hi[j >> lo_bits] (host tables, ~2·sqrt(n) mults).
 template <class F>
@@ -47,17 +50,6 @@ __global__ void pow_table_kernel(DF* out, size_t count, const DF* lo, const DF* 
   if (j < count) out[j] = pow_at(lo, hi, lo_bits, uint32_t(j));
 }
 
-// a[j] = to_mont?(a[j]) · g^j (coset: tables given)
-template <class DF>
-__global__ void prep_kernel(DF* a, size_t n, bool to_mont, const DF* lo, const DF* hi, uint32_t lo_bits) {
-  size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n) return;
-  DF x = a[j];
-  if (to_mont) x = x.to_mont();
-  if (lo) x = x * pow_at(lo, hi, lo_bits, uint32_t(j));
-  a[j] = x;
-}
-
 // DIF butterfly on (u, v) with twiddle index j of a stage of half-size 2^lg_m.
 template <class DF>
 __device__ __forceinline__ void dif_bfly(DF& u, DF& v, uint32_t j, uint32_t lg_m, const DF* tw, uint32_t tw_lg,
@@ -73,39 +65,82 @@ __device__ __forceinline__ void dif_bfly(DF& u, DF& v, uint32_t j, uint32_t lg_m
   u = s;
 }
 
-template <class DF>
-__global__ void dif_global_kernel(DF* a, uint32_t lg_n, uint32_t lg_m, const DF* tw, uint32_t tw_lg, bool inverse) {
-  size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= (size_t(1) << (lg_n - 1))) return;
-  size_t m = size_t(1) << lg_m, j = t & (m - 1);
-  size_t i = ((t >> lg_m) << (lg_m + 1)) | j;
-  DF u = a[i], v = a[i + m];
-  dif_bfly(u, v, uint32_t(j), lg_m, tw, tw_lg, inverse);
-  a[i] = u;
-  a[i + m] = v;
-}
+constexpr uint32_t pass_threads = 256;
 
-// The last lg_b stages (half-sizes 2^(lg_b-1) .. 1) over blocks of 2^lg_b consecutive elements.
+// Optional work on a pass's loads (the first pass only): to Montgomery form, times g^index (coset).
 template <class DF>
-__global__ void dif_smem_kernel(DF* a, uint32_t lg_b, const DF* tw, uint32_t tw_lg, bool inverse) {
+struct load_prep_t {
+  bool to_mont = false;
+  const DF *lo = nullptr, *hi = nullptr;
+  uint32_t lo_bits = 0;
+};
+
+// Stages of half-size 2^(lo+k-1) .. 2^lo. Their butterflies pair elements that differ only in index
+// bits lo..lo+k-1, so the 2^k elements sharing the other bits are one independent group; a block takes
+// 2^lg_t groups with consecutive low bits (a tile of 2^k rows × 2^lg_t columns, so each row of the tile
+// is 2^lg_t adjacent elements in memory), runs the k stages in shared memory, and writes the tile back.
+template <class DF>
+__global__ void __launch_bounds__(pass_threads) dif_pass_kernel(DF* a, uint32_t lo, uint32_t k, uint32_t lg_t,
+                                                                const DF* tw, uint32_t tw_lg, bool inverse,
+                                                                load_prep_t<DF> prep) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   DF* x = reinterpret_cast<DF*>(smem_raw);
-  uint32_t nb = 1u << lg_b;
-  DF* blk = a + size_t(blockIdx.x) * nb;
-  for (uint32_t i = threadIdx.x; i < nb; i += blockDim.x) x[i] = blk[i];
+  const uint32_t cols = 1u << lg_t, tile = cols << k;
+  const uint32_t col_groups = (1u << lo) >> lg_t;
+  const size_t g_lo = blockIdx.x % col_groups, g_hi = blockIdx.x / col_groups;
+  const size_t base = (g_hi << (lo + k)) | (g_lo << lg_t);
+  for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
+    size_t addr = base + (size_t(e >> lg_t) << lo) + (e & (cols - 1));
+    DF v = a[addr];
+    if (prep.to_mont) v = v.to_mont();
+    if (prep.lo) v = v * pow_at(prep.lo, prep.hi, prep.lo_bits, uint32_t(addr));
+    x[e] = v;
+  }
   __syncthreads();
-  for (uint32_t lg_m = lg_b; lg_m-- > 0;) {
-    uint32_t m = 1u << lg_m;
-    for (uint32_t t = threadIdx.x; t < nb / 2; t += blockDim.x) {
-      uint32_t j = t & (m - 1), i = ((t >> lg_m) << (lg_m + 1)) | j;
-      DF u = x[i], v = x[i + m];
-      dif_bfly(u, v, j, lg_m, tw, tw_lg, inverse);
-      x[i] = u;
-      x[i + m] = v;
+  for (uint32_t s = k; s-- > 0;) {
+    const uint32_t m = 1u << s;
+    for (uint32_t t = threadIdx.x; t < tile / 2; t += blockDim.x) {
+      uint32_t col = t & (cols - 1), bt = t >> lg_t;
+      uint32_t j = bt & (m - 1), r = ((bt >> s) << (s + 1)) | j;
+      uint32_t jg = (j << lo) | uint32_t((g_lo << lg_t) | col);  // index within the global stage
+      DF u = x[(r << lg_t) | col], v = x[((r + m) << lg_t) | col];
+      dif_bfly(u, v, jg, lo + s, tw, tw_lg, inverse);
+      x[(r << lg_t) | col] = u;
+      x[((r + m) << lg_t) | col] = v;
     }
     __syncthreads();
   }
-  for (uint32_t i = threadIdx.x; i < nb; i += blockDim.x) blk[i] = x[i];
+  for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) a[base + (size_t(e >> lg_t) << lo) + (e & (cols - 1))] = x[e];
+}
+
+// The passes of a 2^lg_n transform: as few as possible (<= 10 stages, 2 columns; the last pass, over
+// contiguous elements, <= 11 stages, 1 column), with the stages spread evenly.
+template <class DF>
+void dif_passes(DF* a, uint32_t lg_n, const DF* tw, uint32_t tw_lg, bool inverse, load_prep_t<DF> prep,
+                cudaStream_t st) {
+  constexpr uint32_t max_smem = 65536;
+  static_assert((size_t(1) << 11) * sizeof(DF) <= max_smem, "an 11-stage tile must fit in 64 KiB");
+  static bool attr_set[64] = {};  // the attribute is per device; setting it twice is harmless
+  int device = 0;
+  CUZK_CUDA_OK(cudaGetDevice(&device));
+  if (!attr_set[device & 63]) {
+    CUZK_CUDA_OK(cudaFuncSetAttribute(dif_pass_kernel<DF>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+    attr_set[device & 63] = true;
+  }
+  // passes: the last (contiguous elements) may take 11 stages, the others 10; spread evenly
+  uint32_t npass = lg_n <= 11 ? 1 : 1 + (lg_n - 11 + 9) / 10;
+  uint32_t base = lg_n / npass, rem = lg_n % npass, done = 0;  // stages already run, from the top
+  for (uint32_t p = 0; p < npass; p++) {
+    uint32_t k = base + (p + 1 == npass ? (rem > 0 ? 1 : 0) : (p + 1 < rem ? 1 : 0));
+    uint32_t lo = lg_n - done - k, lg_t = lo == 0 ? 0 : 1;
+    size_t tile = size_t(1) << (k + lg_t);
+    unsigned blocks = unsigned((size_t(1) << lg_n) / tile);
+    unsigned threads = unsigned(std::min<size_t>(pass_threads, std::max<size_t>(tile / 2, 1)));
+    dif_pass_kernel<DF><<<blocks, threads, tile * sizeof(DF), st>>>(a, lo, k, lg_t, tw, tw_lg, inverse,
+                                                                    p == 0 ? prep : load_prep_t<DF>{});
+    CUZK_CUDA_LAUNCHED();
+    done += k;
+  }
 }
 
 // out[rev(i)] = in[i] · scale(rev(i)), then from_mont?; scale = 1 (mode 0), |c| (mode 1), or the
@@ -162,6 +197,39 @@ const gpu_t<F>* twiddles(uint32_t lg, uint32_t& tw_lg) {
   return table;
 }
 
+template <class DF>
+struct coset_table_t {
+  const DF *lo = nullptr, *hi = nullptr;
+  uint32_t lo_bits = 0;
+};
+
+// g^j (forward coset) or n^-1·g^-j (inverse coset), j < 2^lg, as two device tables per device and
+// size, made once (a few KiB each) and kept for the process: no upload or host wait per transform.
+template <class F>
+const coset_table_t<gpu_t<F>>& coset_tables(uint32_t lg, bool inverse) {
+  using DF = gpu_t<F>;
+  static std::mutex mu;
+  static std::map<std::tuple<int, uint32_t, bool>, coset_table_t<DF>> tables;
+  int device = 0;
+  CUZK_CUDA_OK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = tables.find({device, lg, inverse});
+  if (it != tables.end()) return it->second;
+  F g = ntt_roots<F>::coset_gen(lg);
+  pow_tables_t<F> pt = inverse ? pow_tables_t<F>(g.inv(), lg, F::from_u64(uint64_t(1) << lg).inv())
+                               : pow_tables_t<F>(g, lg, F::one());
+  coset_table_t<DF> ct;
+  DF *d_lo, *d_hi;
+  CUZK_CUDA_OK(cudaMalloc(&d_lo, pt.lo.size() * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMalloc(&d_hi, pt.hi.size() * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMemcpy(d_lo, pt.lo.data(), pt.lo.size() * sizeof(DF), cudaMemcpyHostToDevice));
+  CUZK_CUDA_OK(cudaMemcpy(d_hi, pt.hi.data(), pt.hi.size() * sizeof(DF), cudaMemcpyHostToDevice));
+  ct.lo = d_lo;
+  ct.hi = d_hi;
+  ct.lo_bits = pt.lo_bits;
+  return tables.emplace(std::make_tuple(device, lg, inverse), ct).first->second;
+}
+
 }  // namespace ntt_gpu
 
 // The cuzk_ntt transform on the device: reads d_in (overwritten as scratch), writes d_out (must not
@@ -174,51 +242,28 @@ void ntt_device(F* d_in, F* d_out, uint32_t lg_n, bool inverse, bool coset, bool
   size_t n = size_t(1) << lg_n;
   uint32_t tw_lg = 0;
   const DF* tw = twiddles<F>(lg_n, tw_lg);
-  dev_arena_t ar(st);
-  F g = ntt_roots<F>::coset_gen(lg_n);
-  auto upload = [&](const std::vector<F>& v) {
-    DF* d = ar.alloc<DF>(v.size());
-    CUZK_CUDA_OK(cudaMemcpyAsync(d, v.data(), v.size() * sizeof(F), cudaMemcpyHostToDevice, st));
-    return d;
-  };
-  if (std_io || (coset && !inverse)) {
-    const DF *lo = nullptr, *hi = nullptr;
-    uint32_t lo_bits = 0;
-    if (coset && !inverse) {
-      pow_tables_t<F> pt(g, lg_n, F::one());
-      lo = upload(pt.lo);
-      hi = upload(pt.hi);
-      lo_bits = pt.lo_bits;
-      CUZK_CUDA_OK(cudaStreamSynchronize(st));  // the host tables die at the end of this scope
-    }
-    prep_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(a, n, std_io, lo, hi, lo_bits);
-    CUZK_CUDA_LAUNCHED();
+  load_prep_t<DF> prep;
+  prep.to_mont = std_io;
+  if (coset && !inverse) {
+    const coset_table_t<DF>& ct = coset_tables<F>(lg_n, false);
+    prep.lo = ct.lo;
+    prep.hi = ct.hi;
+    prep.lo_bits = ct.lo_bits;
   }
-  uint32_t lg_b = std::min(lg_n, lg_smem);
-  for (uint32_t lg_m = lg_n; lg_m-- > lg_b;) {
-    dif_global_kernel<DF><<<ceil_div(n / 2, 256), 256, 0, st>>>(a, lg_n, lg_m, tw, tw_lg, inverse);
-    CUZK_CUDA_LAUNCHED();
-  }
-  if (lg_b > 0) {
-    uint32_t threads = std::min<uint32_t>(256, 1u << (lg_b - 1));
-    dif_smem_kernel<DF><<<unsigned(n >> lg_b), threads, sizeof(DF) << lg_b, st>>>(a, lg_b, tw, tw_lg, inverse);
-    CUZK_CUDA_LAUNCHED();
-  }
+  dif_passes<DF>(a, lg_n, tw, tw_lg, inverse, prep, st);
   int mode = 0;
   F c = F::one();
   const DF *lo = nullptr, *hi = nullptr;
   uint32_t lo_bits = 0;
   if (inverse) {
-    F n_inv = F::from_u64(n).inv();
     if (coset) {
-      pow_tables_t<F> pt(g.inv(), lg_n, n_inv);
-      lo = upload(pt.lo);
-      hi = upload(pt.hi);
-      lo_bits = pt.lo_bits;
+      const coset_table_t<DF>& ct = coset_tables<F>(lg_n, true);
+      lo = ct.lo;
+      hi = ct.hi;
+      lo_bits = ct.lo_bits;
       mode = 2;
-      CUZK_CUDA_OK(cudaStreamSynchronize(st));
     } else {
-      c = n_inv;
+      c = F::from_u64(n).inv();
       mode = 1;
     }
   }

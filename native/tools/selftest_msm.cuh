@@ -107,6 +107,23 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
                   msm_gpu::choose_window(n, 254));
     g_table.push_back(buf);
     std::printf("%s\n", buf);
+    if (!sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // G2: the accumulation's two register budgets
+      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation blocks/SM:";
+      int keep = msm_gpu::g2_accumulate_blocks();
+      for (int b : {1, 3}) {
+        msm_gpu::g2_accumulate_blocks() = b;
+        std::vector<double> t;
+        for (int rep = 0; rep < 3; rep++) {
+          double t0 = now_ms();
+          msm_device<G>(d_pts, d_sc, n, st);
+          t.push_back(now_ms() - t0);
+        }
+        line += " min" + std::to_string(b) + "=" + std::to_string(median(t)).substr(0, 6);
+      }
+      msm_gpu::g2_accumulate_blocks() = keep;
+      g_table.push_back(line);
+      std::printf("%s\n", line.c_str());
+    }
     if (sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // window widths around the model's choice
       uint32_t c0 = msm_gpu::choose_window(n, 254);
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by window:";

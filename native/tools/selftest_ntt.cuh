@@ -13,7 +13,7 @@ void cpu_ntt(F* a, uint32_t lg, uint32_t flags) {
 template <class F>
 void check_ntt_field(const char* name) {
   std::mt19937_64 g(seed() ^ std::hash<std::string>()(name));
-  const unsigned lgs[] = {0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 16, 18, 20, 22};
+  const unsigned lgs[] = {0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 16, 18, 20, 21, 22};
   for (unsigned lg : lgs) {
     size_t n = size_t(1) << lg;
     std::vector<F> a(n), cpu(n), gpu(n);
