@@ -12,6 +12,7 @@
 
 #include "util/gpu.hpp"
 #include "api/gpu_dispatch.hpp"
+#include "api/guard.hpp"
 
 using namespace cuzk;
 

@@ -239,23 +239,31 @@ inline uint32_t& window_override() {
   return c;
 }
 
-// Minimum blocks per SM for the G2 (Fq2) accumulation: 1 (ptxas's own choice: ~250 registers, no
-// spill, 2 fit) or 3 (bounded to 168 registers, some spill).
+// Minimum blocks per SM for the BN254 G2 accumulation (benchmarks may set it): 3 (bounded to 168
+// registers, ~200 bytes of spill; 377 ms at 2^24 on the H200) or 1 (ptxas's own ~250 registers, 2
+// blocks fit: 477 ms). BLS12-381 G2 (12-limb multiplies are calls) is faster unbounded: 603 vs 637 ms.
 inline int& g2_accumulate_blocks() {
   static int b = 3;
   return b;
 }
 
-// Window width by modelled cost: m·nwin mixed additions (~10 mults, plus ~3 for sort traffic)
-// against nwin·2^(c-1) buckets at ~2 general additions (~14 mults each) in the reduction.
+// Window width by modelled cost, calibrated on the H200 (gpu_selftest bench, random scalars): m·nwin
+// mixed additions at ~13 mults against nwin·2^(c-1) buckets at ~80 (memset, the reduction's two
+// general additions, and their share of the sort and flushes). Widths whose top window keeps fewer
+// than 8 bits are skipped: its few buckets hold m/2^(t-1) points each, the chunk length grows to
+// the square root of that for every window, and the accumulation runs short of threads (2^24, c = 18:
+// a 3-bit top window, 147 ms against 105 for c = 19).
 inline uint32_t choose_window(size_t m, uint32_t nbits) {
   if (window_override() >= 4 && window_override() <= 22) return window_override();
-  uint32_t best = 4;
+  uint32_t best = 0;
   double best_cost = 1e300;
-  for (uint32_t c = 4; c <= 22; c++) {
-    uint32_t nwin = (nbits + 1 + c - 1) / c;
-    double cost = double(m) * nwin * 13.0 + double(nwin) * double(1u << (c - 1)) * 30.0;
-    if (cost < best_cost) { best_cost = cost; best = c; }
+  for (int pass = 0; pass < 2 && !best; pass++) {
+    for (uint32_t c = 4; c <= 22; c++) {
+      uint32_t nwin = (nbits + c) / c, top = nbits + 1 - (nwin - 1) * c;
+      if (pass == 0 && top < 8 && top < c) continue;
+      double cost = double(m) * nwin * 13.0 + double(nwin) * double(1u << (c - 1)) * 80.0;
+      if (cost < best_cost) { best_cost = cost; best = c; }
+    }
   }
   return best;
 }

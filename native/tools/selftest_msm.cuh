@@ -107,7 +107,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
                   msm_gpu::choose_window(n, 254));
     g_table.push_back(buf);
     std::printf("%s\n", buf);
-    if (!sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // G2: the accumulation's two register budgets
+    if (!sweep && std::is_same_v<G, bn254::g2> && (lgs[k] == 20 || lgs[k] == 24)) {  // two register budgets
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation blocks/SM:";
       int keep = msm_gpu::g2_accumulate_blocks();
       for (int b : {1, 3}) {
