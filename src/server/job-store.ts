@@ -24,6 +24,18 @@ export interface StoredJob {
   request?: StoredRequest;
   /** The terminal JobInfo (with proofs when completed). */
   result?: JobInfo;
+  /** What it needs of a daemon's memory budget (job-need.ts): a store that daemons share
+   * (PostgreSQL) claims by it; SQLite, one daemon's journal, does not keep it. */
+  need?: MemoryNeed;
+}
+
+/** Bytes one partition of a job holds while it runs: host scratch (on the CPU core), pinned buffers,
+ * one GPU's scratch, and the key's host bytes when the daemon does not hold the key yet. */
+export interface MemoryNeed {
+  host: number;
+  pinned: number;
+  gpu: number;
+  key: number;
 }
 
 export interface StoredRequest {

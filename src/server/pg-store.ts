@@ -8,9 +8,8 @@
 // URL without its password (pg-faults.ts); the store is not ready until a write succeeds again, and
 // the pool reconnects by itself once the server is back. Calls are I/O on the pool, not on the event
 // loop, so no journal thread is needed.
-// NOT built yet (issue 11): claims (FOR UPDATE SKIP LOCKED) with leases, heartbeats and a reaper, and
-// so several daemons sharing one queue. Today each daemon must have a database of its own: two
-// daemons on one database would both resubmit every unfinished job at start.
+// Several daemons may share one database: they claim its jobs (pg-claims.ts, fleet-member.ts) rather
+// than replay them at start; schema version 2 added the claim columns and the `daemons` table.
 import pg from 'pg';
 import { CuzkError, InputError } from '../errors.js';
 import type { JobInfo } from '../engine/api.js';
@@ -41,6 +40,28 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_finished ON jobs (finished_at);
   CREATE TABLE keys (id TEXT PRIMARY KEY, path TEXT NOT NULL, added_at BIGINT NOT NULL);
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);`,
+  // claims (pg-claims.ts): what a job needs of a daemon's budget, who holds it until when, which attempt
+  `ALTER TABLE jobs
+    ADD COLUMN priority_rank SMALLINT GENERATED ALWAYS AS (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END) STORED,
+    ADD COLUMN need_host BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN need_pinned BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN need_gpu BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN need_key BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN owner TEXT,
+    ADD COLUMN lease_until BIGINT,
+    ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN claimed_at BIGINT,
+    ADD COLUMN claimed_resident BOOLEAN,
+    ADD COLUMN cancel_requested BOOLEAN NOT NULL DEFAULT FALSE;
+  CREATE INDEX jobs_claim ON jobs (priority_rank, submitted_at, seq) WHERE state = 'queued';
+  CREATE INDEX jobs_lease ON jobs (lease_until) WHERE state = 'running';
+  CREATE TABLE daemons (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    heartbeat_at BIGINT NOT NULL,
+    status TEXT NOT NULL
+  );`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** One small durable write: whether the store can be written right now (readiness). */
@@ -70,10 +91,13 @@ async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
   }
 }
 
+/** The store and its pool (a fleet's claims share it: fleet-member.ts). */
+export type PostgresStore = JobStore & { readonly pool: pg.Pool; readonly url: string };
+
 /** The store at `url`, connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
-export async function openPostgresStore(url: string): Promise<JobStore> {
+export async function openPostgresStore(url: string): Promise<PostgresStore> {
   parseStoreUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
+  const pool = new pg.Pool({ connectionString: url, max: 6, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
   const store = new PostgresJobStore(url, pool);
   try {
     const client = await pool.connect();
@@ -96,8 +120,8 @@ class PostgresJobStore implements JobStore {
   #fault: CuzkError | undefined;
 
   constructor(
-    private readonly url: string,
-    private readonly pool: pg.Pool,
+    readonly url: string,
+    readonly pool: pg.Pool,
   ) {
     // an idle connection the server closed (restart, shutdown): without a listener it would crash the daemon
     pool.on('error', (err) => (this.#fault = storeFault(url, err, false) ?? this.#fault));
@@ -105,11 +129,13 @@ class PostgresJobStore implements JobStore {
 
   async insert(job: StoredJob): Promise<InsertResult> {
     const row = jobToRow(job);
-    const values = INSERT_COLUMNS.map((c) => row[c]);
+    const need = job.need ?? { host: 0, pinned: 0, gpu: 0, key: 0 };
+    const values = [...INSERT_COLUMNS.map((c) => row[c]), need.host, need.pinned, need.gpu, need.key];
+    const columns = [...INSERT_COLUMNS, 'need_host', 'need_pinned', 'need_gpu', 'need_key'];
     for (;;) {
       const r = await this.#query(
         true,
-        `INSERT INTO jobs (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (request_id) DO NOTHING`,
+        `INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (request_id) DO NOTHING`,
         values,
       );
       if (r.rowCount === 1) return { inserted: true };
