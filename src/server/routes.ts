@@ -85,7 +85,7 @@ export function provingService(c: RouteContext): ServiceImpl<typeof ProvingServi
     if (!m) throw new InputError('E_INVALID_ARG', 'job is required');
     return c.jobs.submit(jobRequestFromProto(m));
   };
-  const status = async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts() });
+  const status = async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts(), daemonId: c.jobs.fleet?.id, fleet: await c.jobs.fleet?.members() });
   return {
     submitProof: (m) => guarded(async () => {
       const r = await submit(m);

@@ -3,7 +3,7 @@
 // stays running by construction). A job submitted to A runs on B; A's Await and WatchJob follow it,
 // a Cancel sent to A reaches B by NOTIFY, the job ends cancelled and B's memory returns to what it
 // was before the job (no buffers in use, the same budget use). A queued job cancelled through A
-// ends at once, seen so by B. Skipped, loudly, when no PostgreSQL server can be started.
+// ends at once, seen so by B. A's GetStatus lists both daemons from their heartbeats. Skipped, loudly, when no PostgreSQL server can be started.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -65,6 +65,20 @@ describe('fleet: any daemon answers for any job', { skip, timeout: 120_000 }, ()
     const [row] = await queryOnce<{ owner: string; state: string }>(url, 'SELECT owner, state FROM jobs WHERE id = $1', [job.id]);
     assert.deepEqual(row, { owner: b.id, state: 'running' }, 'B claimed it');
     assert.equal((await a.client.await(job.id, 0)).state, 'running', 'A answers for a job running on B');
+    // A's GetStatus shows the fleet from the heartbeats: both daemons, B with the key and the job
+    let st = await a.client.status();
+    for (let i = 0; i < 100 && !st.fleet.find((m) => m.id === b.id)?.running.includes(job.id); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      st = await a.client.status();
+    }
+    assert.equal(st.daemonId, a.id);
+    assert.deepEqual(st.fleet.map((m) => m.id).sort(), [a.id, b.id].sort());
+    const seen = st.fleet.find((m) => m.id === b.id)!;
+    assert.deepEqual(seen.running, [job.id], 'B\'s heartbeat names the job it runs');
+    assert.equal(seen.keys.length, 1);
+    assert.equal(seen.address, b.d.address);
+    assert.deepEqual(seen.devices.map((d) => d.id), ['cpu']);
+    assert.ok(seen.heartbeatAgeMs < 2000, `B's last heartbeat ${seen.heartbeatAgeMs} ms ago, within the lease`);
 
     const events: JobEvent[] = [];
     const watching = (async () => {
