@@ -1,9 +1,9 @@
 // JobStore: the daemon's journal of accepted jobs and their results. A job is written here before
 // the client hears "accepted", and its row is rewritten once terminal (results kept for a retention
 // period); on start the daemon resubmits every non-terminal job with its id and request id.
-// sqlite-store.ts is the embedded default; pg-store.ts keeps the same journal in PostgreSQL (one
-// database per daemon for now: claims with FOR UPDATE SKIP LOCKED, for several daemons sharing one
-// queue, are not built yet). Both pass test/server/store-conformance.ts.
+// sqlite-store.ts is the embedded default; pg-store.ts keeps the same journal in PostgreSQL, a queue
+// several daemons share: they claim its jobs (pg-claims.ts) instead of replaying them at start.
+// Both pass test/server/store-conformance.ts.
 import type { JobInfo, JobState, Priority } from '../engine/api.js';
 import type { SpooledWitness } from './spool.js';
 
