@@ -11,7 +11,7 @@
 #include <unordered_set>
 
 #include "util/gpu.hpp"
-#include "util/gpu_dispatch.hpp"
+#include "api/gpu_dispatch.hpp"
 
 using namespace cuzk;
 

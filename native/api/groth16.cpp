@@ -1,7 +1,8 @@
-// Groth16 proving entry points: cuzk_key_create / cuzk_key_destroy / cuzk_groth16_prove over
-// groth16/prove.hpp (CPU) and groth16/prove_gpu.hpp (CUDA build, when it takes the proof).
-// cuzk_groth16_synthesize / cuzk_groth16_prove_ab are the same proof in two phases, so the engine can
-// run phase 1 of the next proof on the CPU while phase 2 of this one runs on a GPU.
+// Groth16 proving entry points: cuzk_key_create / cuzk_key_destroy, and a proof in two phases,
+// cuzk_groth16_synthesize (CPU threads) then cuzk_groth16_prove_ab over groth16/prove.hpp (the CPU
+// core) or groth16/prove_gpu.hpp (GPU N, CUDA build). There is no one-call prover: the engine runs
+// phase 1 of the next proof on the CPU while phase 2 of this one runs on a GPU, and the one-shot
+// prover (src/engine/prover.ts) makes the same two calls.
 // Argument checks only; the math lives below. CUZK_TRACE_PROVE=1 in the
 // environment prints each proof's phase timings (ms) to stderr, one line per proof.
 #include <cstdio>
@@ -90,23 +91,6 @@ CUZK_API cuzk_status cuzk_key_destroy(cuzk_key* key, cuzk_error* err) {
     if (!key) return;
     gpu_key_release(key);  // device copies of the points (CUDA build), before the borrowed buffers go
     delete key;
-  }, err);
-}
-
-CUZK_API cuzk_status cuzk_groth16_prove(const cuzk_key* key, const uint8_t* witness, const uint8_t* r,
-                                        const uint8_t* s, uint8_t* proof_out, const volatile int32_t* cancel,
-                                        cuzk_error* err) {
-  return guard([&] {
-    require(key != nullptr, "cuzk_groth16_prove: key is NULL");
-    require(witness && r && s && proof_out, "cuzk_groth16_prove: NULL buffer");
-    prove_timings_t tm;
-    with_curve(key->desc.curve, [&](auto c) {
-      using C = decltype(c);
-      if (!gpu_groth16_prove_try<C>(*key, witness, r, s, proof_out, cancel, tm))
-        groth16_prove<C>(*key, witness, r, s, proof_out, cancel, tm);
-    });
-    record(*key, tm);
-    trace(tm, key->desc.domain_size);
   }, err);
 }
 

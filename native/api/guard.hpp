@@ -1,30 +1,15 @@
 // guard(): the body of every exported function. Runs |fn|, turns any exception into a status and
-// a message in the caller-owned cuzk_error, so no exception crosses extern "C".
+// a message in the caller-owned cuzk_error, so no exception crosses extern "C". The error type itself
+// is util/error.hpp's (every layer below throws it).
 #pragma once
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
-#include <string>
 
-#include "include/cuzk.h"
+#include "util/error.hpp"
 
 namespace cuzk {
-
-struct error : std::exception {
-  cuzk_status code;
-  std::string message;
-  error(cuzk_status c, std::string m) : code(c), message(std::move(m)) {}
-  const char* what() const noexcept override { return message.c_str(); }
-};
-
-[[noreturn]] inline void fail(cuzk_status code, const std::string& message) { throw error(code, message); }
-inline void require(bool ok, const char* what) {
-  if (!ok) fail(CUZK_E_INVALID_ARG, what);
-}
-inline void require(bool ok, const std::string& what) {
-  if (!ok) fail(CUZK_E_INVALID_ARG, what);
-}
 
 inline void set_error(cuzk_error* err, cuzk_status code, const char* message) {
   if (!err) return;

@@ -9,7 +9,7 @@
 #include "api/dispatch.hpp"
 #include "msm/fixed_base.hpp"
 #include "msm/pippenger_cpu.hpp"
-#include "util/gpu_dispatch.hpp"
+#include "api/gpu_dispatch.hpp"
 
 namespace {
 using namespace cuzk;

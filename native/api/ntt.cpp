@@ -8,7 +8,7 @@
 
 #include "api/dispatch.hpp"
 #include "ntt/ntt.hpp"
-#include "util/gpu_dispatch.hpp"
+#include "api/gpu_dispatch.hpp"
 
 using namespace cuzk;
 

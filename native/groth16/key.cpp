@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "../api/guard.hpp"
+#include "../util/error.hpp"
 #include "../util/thread_pool.hpp"
 
 namespace cuzk {

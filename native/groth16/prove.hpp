@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "../api/guard.hpp"
+#include "../util/error.hpp"
 #include "../msm/pippenger_cpu.hpp"
 #include "../ntt/ntt.hpp"
 #include "key.hpp"
@@ -27,7 +27,7 @@ inline double ms_since(clock_t_::time_point& t0) {
 }
 
 inline void check_cancel(const volatile int32_t* cancel, const char* phase) {
-  if (cancel && *cancel) fail(CUZK_E_CANCELLED, std::string("cuzk_groth16_prove: cancelled before ") + phase);
+  if (cancel && *cancel) fail(CUZK_E_CANCELLED, std::string("groth16 proof: cancelled before ") + phase);
 }
 
 // a[c] += v·w[s] over the records (A for m = 0, B for m = 1): v is stored as v·R^2, so the
@@ -157,20 +157,6 @@ void groth16_prove_ab(const cuzk_key& key, const uint8_t* witness, typename C::f
   finish_proof<C>(d, g1, b2, r, s, proof_out);
   tm.finish = ms_since(t0);
   tm.total = ms_since(t_start);
-}
-
-// Both phases with buffers of its own (the one-call cuzk_groth16_prove on the CPU core).
-template <class C>
-void groth16_prove(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
-                   uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
-  using F = typename C::fr_t;
-  const size_t n = key.desc.domain_size;
-  std::unique_ptr<F[]> ab(new F[2 * n]);
-  groth16_synthesize<C>(key, witness, ab.get(), ab.get() + n, cancel, tm);
-  double abc = tm.abc;
-  groth16_prove_ab<C>(key, witness, ab.get(), ab.get() + n, r, s, proof_out, cancel, tm);
-  tm.abc = abc;
-  tm.total += abc;
 }
 
 }  // namespace cuzk

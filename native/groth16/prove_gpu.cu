@@ -15,7 +15,6 @@
 #include <mutex>
 #include <thread>
 
-#include "../util/gpu_dispatch.hpp"
 #include "prove.hpp"
 #include "prove_gpu.hpp"
 
@@ -234,24 +233,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   tm.total = ms_since(t_start);
 }
 
-template <class C>
-bool gpu_groth16_prove_try(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
-                           uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
-  using F = typename C::fr_t;
-  const size_t n = key.desc.domain_size;
-  if (!gpu_wanted(gpu_work_prove, uint32_t(__builtin_ctzll(n)))) return false;
-  std::unique_ptr<F[]> ab(new F[2 * n]);
-  groth16_synthesize<C>(key, witness, ab.get(), ab.get() + n, cancel, tm);
-  double abc = tm.abc;
-  gpu_groth16_prove_ab<C>(key, 0, witness, reinterpret_cast<const uint8_t*>(ab.get()), r, s, proof_out, cancel, tm);
-  tm.abc = abc;
-  tm.total += abc;
-  return true;
-}
-
 #define CUZK_PROVE_GPU_INSTANTIATE(C)                                                                             \
-  template bool gpu_groth16_prove_try<C>(const cuzk_key&, const uint8_t*, const uint8_t*, const uint8_t*,        \
-                                         uint8_t*, const volatile int32_t*, prove_timings_t&);                  \
   template void gpu_groth16_prove_ab<C>(const cuzk_key&, int, const uint8_t*, const uint8_t*, const uint8_t*,    \
                                         const uint8_t*, uint8_t*, const volatile int32_t*, prove_timings_t&);   \
   template uint64_t gpu_key_bytes<C>(const cuzk_key&);                                                           \

@@ -1,20 +1,16 @@
 // Hooks for a Groth16 proof on the GPU (CUDA build; the CPU build gets inline versions that decline
-// or say there is no device). gpu_groth16_prove_try returns false when the caller should prove on the
-// CPU (no GPU, GPU mode off, domain below the threshold); a CUDA failure throws. A key's points are
-// uploaded to a device on its first proof there (or by gpu_key_upload) and stay resident until
-// gpu_key_evict / gpu_key_release; cuzk_key_destroy must call gpu_key_release.
+// or say there is no device). The caller names the device (cuzk_groth16_prove_ab); a CUDA failure
+// throws. A key's points are uploaded to a device on its first proof there (or by gpu_key_upload) and
+// stay resident until gpu_key_evict / gpu_key_release; cuzk_key_destroy must call gpu_key_release.
 #pragma once
 #include <cstdint>
 
-#include "../api/guard.hpp"
+#include "../util/error.hpp"
 #include "key.hpp"
 
 namespace cuzk {
 
 #ifdef CUZK_BACKEND_CUDA
-template <class C>
-bool gpu_groth16_prove_try(const cuzk_key& key, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
-                           uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm);
 // Phase 2 on GPU |device| from the A ‖ B that groth16_synthesize wrote into |ab| (host, pinned).
 template <class C>
 void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* ab,
@@ -27,11 +23,6 @@ void gpu_key_upload(const cuzk_key& key, int device);
 void gpu_key_evict(const cuzk_key* key, int device);
 void gpu_key_release(const cuzk_key* key);
 #else
-template <class C>
-inline bool gpu_groth16_prove_try(const cuzk_key&, const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*,
-                                  const volatile int32_t*, prove_timings_t&) {
-  return false;
-}
 [[noreturn]] inline void no_gpu_build() { fail(CUZK_E_NO_DEVICE, "this is the CPU build of cuzk: it has no GPU code"); }
 template <class C>
 inline void gpu_groth16_prove_ab(const cuzk_key&, int, const uint8_t*, const uint8_t*, const uint8_t*,

@@ -161,18 +161,10 @@ typedef struct cuzk_key_desc {
 typedef struct cuzk_key cuzk_key; /* opaque; created and destroyed only by the two calls below */
 
 /* Validates |desc| (record indices are trusted: TypeScript checked them) and builds a key.
- * *out is owned by the caller, freed with cuzk_key_destroy; it may be used by one prove at a time
+ * *out is owned by the caller, freed with cuzk_key_destroy; it may be used by one proof at a time
  * per thread, several threads may prove with the same key concurrently. */
 CUZK_API cuzk_status cuzk_key_create(const cuzk_key_desc* desc, cuzk_key** out, cuzk_error* err);
 CUZK_API cuzk_status cuzk_key_destroy(cuzk_key* key, cuzk_error* err);
-
-/* One Groth16 proof, the snarkjs algorithm. |witness| = n_vars 32-byte standard scalars (< r);
- * |r| and |s| = 32-byte standard randomisers (< r). |proof_out| = A (G1) ‖ B (G2) ‖ C (G1), LEM
- * affine. |cancel| may be NULL; when it points to a nonzero value the call stops at its next phase
- * boundary with CUZK_E_CANCELLED. */
-CUZK_API cuzk_status cuzk_groth16_prove(const cuzk_key* key, const uint8_t* witness, const uint8_t* r,
-                                        const uint8_t* s, uint8_t* proof_out,
-                                        const volatile int32_t* cancel, cuzk_error* err);
 
 /* What one proof (or one phase of it) did, filled by the two calls below: milliseconds of wall time
  * per phase (GPU phases timed with CUDA events on the proof's stream), the stream time kernels ran
@@ -194,7 +186,14 @@ typedef struct cuzk_prove_stats {
   double wait_ms;    /* GPU: time spent waiting for the device's compute region (another proof's kernels) */
 } cuzk_prove_stats;
 
-/* Phase 1 of a proof, on the CPU threads: A = (A-matrix)·w and B = (B-matrix)·w over the key's
+/* One Groth16 proof, the snarkjs algorithm, is two calls: cuzk_groth16_synthesize, then
+ * cuzk_groth16_prove_ab on the CPU core or a GPU (the engine overlaps one proof's phase 2 with the
+ * next one's phase 1). |witness| = n_vars 32-byte standard scalars (< r); |r| and |s| = 32-byte
+ * standard randomisers (< r). |proof_out| = A (G1) ‖ B (G2) ‖ C (G1), LEM affine. |cancel| may be
+ * NULL; when it points to a nonzero value the call stops at its next phase boundary with
+ * CUZK_E_CANCELLED.
+ *
+ * Phase 1 of a proof, on the CPU threads: A = (A-matrix)·w and B = (B-matrix)·w over the key's
  * section-4 records, written to |ab| = A ‖ B, 2 × domain_size × 32 bytes (Montgomery form). |ab| is
  * meant to be pinned memory from cuzk_mem_alloc, so that phase 2 uploads it at full PCIe speed. */
 CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
@@ -204,8 +203,9 @@ CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t*
 /* Phase 2: the transforms, H, the five MSMs and the randomisation, from |ab| as phase 1 left it
  * (|ab| is scratch afterwards). |device| = -1 runs on the CPU core, N >= 0 on GPU N (the key's
  * points are uploaded on first use there unless cuzk_gpu_key_upload did it before); the CPU build
- * answers CUZK_E_NO_DEVICE for N >= 0. Same output as cuzk_groth16_prove. Several calls may run
- * on one GPU at once: each uploads its inputs, then takes the device's compute region in turn. */
+ * answers CUZK_E_NO_DEVICE for N >= 0. The proof's bytes are the same on every device for the same
+ * inputs. Several calls may run on one GPU at once: each uploads its inputs, then takes the device's
+ * compute region in turn. */
 CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
                                            int32_t device, const uint8_t* r, const uint8_t* s,
                                            uint8_t* proof_out, const volatile int32_t* cancel,
@@ -226,7 +226,7 @@ typedef struct cuzk_gpu_desc {
 /* Usable GPUs (0 in the CPU build, without a driver or without devices). */
 CUZK_API int32_t cuzk_gpu_count(void);
 CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_error* err);
-/* Where the automatic entry points (cuzk_msm, cuzk_ntt, cuzk_groth16_prove) send work:
+/* Where the automatic entry points (cuzk_msm, cuzk_ntt) send work:
  * 0 = never the GPU, 1 = by size (default; CUZK_GPU in the environment sets the start value),
  * 2 = always the GPU when one is present. */
 CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err);
@@ -238,7 +238,7 @@ CUZK_API cuzk_status cuzk_gpu_key_evict(const cuzk_key* key, int32_t device, cuz
 
 /* Groth16 verification (snarkjs's equation). |vk| = alpha1 (G1) ‖ beta2 ‖ gamma2 ‖ delta2 (G2) ‖
  * IC[n_public + 1] (G1); |publics| = n_public 32-byte standard scalars (< r, checked by caller);
- * |proof| as produced by cuzk_groth16_prove. *valid = 1 if the proof verifies, 0 if not (points
+ * |proof| as produced by cuzk_groth16_prove_ab. *valid = 1 if the proof verifies, 0 if not (points
  * off the curve or not in the subgroup are "not valid", not an error). */
 CUZK_API cuzk_status cuzk_groth16_verify(int32_t curve, const uint8_t* vk, const uint8_t* publics,
                                          uint32_t n_public, const uint8_t* proof, int32_t* valid,

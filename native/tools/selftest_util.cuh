@@ -69,8 +69,10 @@ struct cpu_ref_t {
   cuzk_status (*ntt)(int32_t, uint8_t*, uint32_t, uint32_t, cuzk_error*);
   cuzk_status (*key_create)(const cuzk_key_desc*, cuzk_key**, cuzk_error*);
   cuzk_status (*key_destroy)(cuzk_key*, cuzk_error*);
-  cuzk_status (*prove)(const cuzk_key*, const uint8_t*, const uint8_t*, const uint8_t*, uint8_t*,
-                       const volatile int32_t*, cuzk_error*);
+  cuzk_status (*synthesize)(const cuzk_key*, const uint8_t*, uint8_t*, const volatile int32_t*, cuzk_prove_stats*,
+                            cuzk_error*);
+  cuzk_status (*prove_ab)(const cuzk_key*, const uint8_t*, uint8_t*, int32_t, const uint8_t*, const uint8_t*,
+                          uint8_t*, const volatile int32_t*, cuzk_prove_stats*, cuzk_error*);
   const char* (*backend)();
 
   static const cpu_ref_t& get() {
@@ -89,7 +91,8 @@ struct cpu_ref_t {
       c.ntt = reinterpret_cast<decltype(c.ntt)>(sym("cuzk_ntt"));
       c.key_create = reinterpret_cast<decltype(c.key_create)>(sym("cuzk_key_create"));
       c.key_destroy = reinterpret_cast<decltype(c.key_destroy)>(sym("cuzk_key_destroy"));
-      c.prove = reinterpret_cast<decltype(c.prove)>(sym("cuzk_groth16_prove"));
+      c.synthesize = reinterpret_cast<decltype(c.synthesize)>(sym("cuzk_groth16_synthesize"));
+      c.prove_ab = reinterpret_cast<decltype(c.prove_ab)>(sym("cuzk_groth16_prove_ab"));
       c.backend = reinterpret_cast<decltype(c.backend)>(sym("cuzk_backend_name"));
       return c;
     }();

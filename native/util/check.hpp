@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "../api/guard.hpp"
+#include "error.hpp"
 
 namespace cuzk {
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
 import { WtnsFile } from '../formats/wtns.js';
-import { proveWithKey, type ProofResult } from '../engine/prover.js';
+import { oneShotDevice, proveWithKey, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { computeWitness } from '../engine/witness.js';
 import { backend } from '../ffi/native.js';
@@ -31,7 +31,7 @@ async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, w
     const witness = await wtns.readWitnessAsync();
     const loadMs = performance.now() - t0;
     line.end();
-    note(ctx, `proving ${zkeyPath} (${key.curve.label}, ${key.header.domainSize} domain, ${key.header.nVars} wires) on the ${backend() === 'cuda' ? 'GPU' : 'CPU core'}...`);
+    note(ctx, `proving ${zkeyPath} (${key.curve.label}, ${key.header.domainSize} domain, ${key.header.nVars} wires) on the ${oneShotDevice() >= 0 ? 'GPU' : 'CPU core'}...`);
     const res = await proveWithKey(key, witness, { onPhase: (p) => line.phase(p) }, wtns.header);
     return { res, loadMs, key };
   } catch (err) {

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
-import type { JobInfo, Priority } from '../engine/api.js';
+import type { EngineStatus, JobInfo, Priority } from '../engine/api.js';
+import { mib } from '../engine/budget.js';
 import { looksLikeKeyPath } from '../engine/key-ref.js';
 import { checkOutputPaths, printResult, writeOutput, type CliContext } from './output.js';
 
@@ -77,6 +78,12 @@ function writeProofs(job: JobInfo, proofPath: string, publicPath: string): strin
   return written;
 }
 
+/** `pinned pool: 3.00 GiB of 32.00 GiB (growing), 2 buffers in use, 0 allocations on a proof's path`. */
+function poolLine(p: EngineStatus['pinnedPool']): string {
+  const size = p.targetBytes > 0 ? `${mib(p.bytes)} of ${mib(p.targetBytes)} (${p.growState})` : `${mib(p.bytes)} (allocated on demand)`;
+  return `${p.enabled ? 'pinned' : 'buffer'} pool: ${size}, ${p.inUse} buffers in use, ${p.pathAllocations} allocations on a proof's path`;
+}
+
 const summary = (j: JobInfo) => `${j.id} ${j.state}${j.queuePosition !== undefined ? ` (queue position ${j.queuePosition})` : ''}${j.error ? `: ${j.error.code}: ${j.error.message}` : ''}`;
 
 export async function remoteCommand(ctx: CliContext, cmd: string, args: string[], flags: Map<string, string | true>): Promise<number> {
@@ -139,6 +146,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
         `queued: critical ${q.critical}, high ${q.high}, normal ${q.normal}, low ${q.low}; running ${s.running}`,
         `totals: ${Object.entries(s.totals).map(([k, v]) => `${k} ${v}`).join(', ')}`,
         ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${d.id === 'cpu' ? 'host memory budget ' : ''}${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
+        poolLine(s.pinnedPool),
         ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
         ...s.fleet.map((m) => `fleet ${m.id}${m.id === s.daemonId ? ' (this daemon)' : ''}: ${m.address}, ${m.backend}, ${m.devices.map((d) => d.id).join(' ')}, ${m.keys.length} keys, ${m.running.length} jobs, heartbeat ${(m.heartbeatAgeMs / 1000).toFixed(1)} s ago`),
       ].join('\n'));

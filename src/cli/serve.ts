@@ -37,7 +37,8 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const exposure = checkExposure(parseListen(cfg.listen), cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa }); // before anything opens
   setLogLevel(cfg.logLevel); // the one level: daemon, engine and native loader log through `log`
   if (exposure) log.warn(exposure);
-  const version = (JSON.parse(readFileSync(path.join(findProjectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const packageRoot = findProjectRoot();
+  const version = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   // SQLite's commits wait on a thread of their own, not the event loop; PostgreSQL's are I/O
   const journal = journalPath(cfg);
   const openJournal = () => openJournalThread(journal);
@@ -55,7 +56,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log });
   // on PostgreSQL the daemon claims from a queue other daemons may share
   const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log);
-  const daemon = new Daemon({ cfg, engine, store, log, version, fleet });
+  const daemon = new Daemon({ cfg, engine, store, log, version, fleet, packageRoot });
   try {
     await daemon.start();
   } catch (err) {

@@ -9,6 +9,10 @@ import { ErrorDetailSchema, type GetStatusResponse, type Job, type JobEvent as P
 import { priorityFromProto, stateFromProto } from '../rpc/enums.js';
 
 const num = (b: bigint): number => Number(b);
+type GrowState = EngineStatus['pinnedPool']['growState'];
+const GROW_STATES: readonly GrowState[] = ['off', 'idle', 'growing', 'full', 'blocked'];
+// a daemon older than the field sends '': no growth
+const growState = (s: string | undefined): GrowState => GROW_STATES.find((g) => g === s) ?? 'off';
 const opt = (b: bigint): number | undefined => (b > 0n ? Number(b) : undefined);
 
 export function jobFromProto(j: Job): JobInfo {
@@ -78,7 +82,10 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
     queues: { critical: s.queues.critical ?? 0, high: s.queues.high ?? 0, normal: s.queues.normal ?? 0, low: s.queues.low ?? 0 },
     running: s.running,
     budget: { host: use(s.budget?.host), pinned: use(s.budget?.pinned), gpu: (s.budget?.gpu ?? []).map((g) => ({ id: g.id, ...use(g) })) },
-    pinnedPool: { enabled: pp?.enabled ?? false, buffers: pp?.buffers ?? 0, bytes: num(pp?.bytes ?? 0n), inUse: pp?.inUse ?? 0, allocations: num(pp?.allocations ?? 0n), allocationsAfterWarmup: num(pp?.allocationsAfterWarmup ?? 0n) },
+    pinnedPool: {
+      enabled: pp?.enabled ?? false, buffers: pp?.buffers ?? 0, bytes: num(pp?.bytes ?? 0n), inUse: pp?.inUse ?? 0, allocations: num(pp?.allocations ?? 0n), allocationsAfterWarmup: num(pp?.allocationsAfterWarmup ?? 0n),
+      targetBytes: num(pp?.targetBytes ?? 0n), growing: pp?.growing ?? false, growState: growState(pp?.growState), pathAllocations: num(pp?.pathAllocations ?? 0n),
+    },
     totals: { submitted: num(t?.submitted ?? 0n), completed: num(t?.completed ?? 0n), failed: num(t?.failed ?? 0n), cancelled: num(t?.cancelled ?? 0n), expired: num(t?.expired ?? 0n), proofs: num(t?.proofs ?? 0n) },
     draining: s.draining,
     paused: s.paused,

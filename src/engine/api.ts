@@ -112,6 +112,14 @@ export interface PinnedPoolStatus {
   /** Native pinned allocations ever made, and those made after warm-up. */
   allocations: number;
   allocationsAfterWarmup: number;
+  /** The size background growth fills the pool to (EngineConfig.pinnedPool.targetBytes; 0 = on demand only). */
+  targetBytes: number;
+  /** A chunk is being added now (growState 'growing'). */
+  growing: boolean;
+  /** off (no target) | idle (not started) | growing | full (at the target) | blocked (the budget has no room now; retried). */
+  growState: 'off' | 'idle' | 'growing' | 'full' | 'blocked';
+  /** Allocations made on a checkout's path (a proof waited for them): none once the pool has room. */
+  pathAllocations: number;
 }
 
 export interface EngineStatus {
@@ -152,6 +160,10 @@ export interface ProvingEngine {
   /** Progress events of one job; returns the unsubscribe function. Terminal jobs get their final state event at once. */
   subscribe(id: string, fn: (e: JobEvent) => void): () => void;
   loadKey(path: string, opts?: { id?: string }): Promise<KeyInfo>;
+  /** Starts growing the pinned pool to its configured size in the background (EngineConfig.pinnedPool);
+   * resolves when its first chunk (at least one proof of the largest loaded key) is in, or at once
+   * without a target. Call it after loading the keys the daemon serves. */
+  growPool(): Promise<void>;
   /** Frees an idle key; throws E_INVALID_ARG while jobs use it. */
   evictKey(id: string): void;
   listKeys(): KeyInfo[];
@@ -180,6 +192,10 @@ export interface EngineConfig {
   memory?: { host?: number; pinned?: number; gpu?: number };
   /** Pinned pool on (default) or off (pageable heap buffers, to measure the difference). */
   pinned?: boolean;
+  /** The pinned pool's size, grown in the background by growPool() in chunks of `chunkBytes` (at
+   * least one proof's buffers each), within the pinned budget. Default 0: buffers allocated on demand.
+   * `retryMs`: how often growth the budget has no room for is tried again (default 5000). */
+  pinnedPool?: { targetBytes?: number; chunkBytes?: number; retryMs?: number };
   /** Queued jobs beyond this are refused with E_OVERLOADED. Default 1024. */
   maxQueue?: number;
   /** Partitions per job beyond this are refused. Default 64. */
@@ -194,7 +210,11 @@ export interface EngineConfig {
   testRandomness?: { r: bigint; s: bigint };
   /** Test-only: awaited by every partition after phase 1, before its device phase, so a test can hold
    * a job in 'running' by construction (a stop aborts `signal`; the partition then ends cancelled). */
-  testHooks?: { beforeDevicePhase?: (at: { jobId: string; partition: number }, signal: AbortSignal) => Promise<void> };
+  testHooks?: {
+    beforeDevicePhase?: (at: { jobId: string; partition: number }, signal: AbortSignal) => Promise<void>;
+    /** Awaited before each chunk the pool's background growth reserves, so a test sees growth step by step. */
+    beforePoolChunk?: (chunk: { index: number; bytes: number }) => Promise<void>;
+  };
   /** Where the engine and the native loader log (a pino logger; its level is theirs). Default: the process's `log` (src/log.ts). */
   logger?: Logger;
 }

@@ -16,6 +16,9 @@ import { PinnedPool } from './pinned-pool.js';
 import { SpanRecorder } from './spans.js';
 import { WitnessPool } from './witness-pool.js';
 
+/** A background growth chunk: ~0.5-0.8 s of cudaHostAlloc on the H200 machine. */
+export const DEFAULT_CHUNK = 1 << 30;
+
 /** The effective configuration: every default filled in from the machine. */
 export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks' | 'memory' | 'logger'>> & Pick<EngineConfig, 'tracePath' | 'testRandomness' | 'testHooks'> & { memory: { host: number; pinned: number; gpu: number } } {
   const ram = totalmem();
@@ -28,6 +31,7 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
       gpu: config.memory?.gpu ?? 0, // 0 = 90% of each GPU's memory
     },
     pinned: config.pinned ?? true,
+    pinnedPool: config.pinnedPool ?? {},
     maxQueue: config.maxQueue ?? 1024,
     maxPartitions: config.maxPartitions ?? 64,
     verify: config.verify ?? true,
@@ -65,7 +69,11 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     config: cfg,
     backend: gpus > 0 ? 'cuda' : 'cpu',
     budget,
-    pool: new PinnedPool(budget, { enabled: usePinned }),
+    pool: new PinnedPool(budget, {
+      enabled: usePinned,
+      log: logger,
+      grow: { targetBytes: cfg.pinnedPool.targetBytes ?? 0, chunkBytes: cfg.pinnedPool.chunkBytes ?? DEFAULT_CHUNK, retryMs: cfg.pinnedPool.retryMs, beforeChunk: cfg.testHooks?.beforePoolChunk },
+    }),
     keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs, log: logger }),
     lanes,
     cpuLane,

@@ -19,7 +19,7 @@ import { looksLikeKeyPath } from './key-ref.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
-import { provePartition, type PipelineDeps } from './pipeline.js';
+import { proofBufferBytes, provePartition, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
 import type { WitnessPool } from './witness-pool.js';
@@ -163,6 +163,10 @@ export class Engine implements ProvingEngine {
       this.#p.keys.releaseUse(e);
     }
     return this.#p.keys.info(e)!;
+  }
+
+  growPool(): Promise<void> {
+    return this.#p.pool.grow(() => this.#p.keys.list().map((k) => proofBufferBytes(k.nVars, k.domainSize)));
   }
 
   evictKey(id: string): void {

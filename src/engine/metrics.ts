@@ -47,6 +47,9 @@ export class EngineMetrics {
     });
     gauge('cuzk_pinned_pool_bytes', 'Bytes held by the pinned buffer pool', [], (g, s) => g.set(s.pinnedPool.bytes));
     gauge('cuzk_pinned_allocations', 'Pinned buffer allocations since start', [], (g, s) => g.set(s.pinnedPool.allocations));
+    gauge('cuzk_pinned_pool_target_bytes', 'Size the pinned pool grows to in the background (0 = on demand)', [], (g, s) => g.set(s.pinnedPool.targetBytes));
+    gauge('cuzk_pinned_pool_growing', '1 while the pinned pool adds a chunk in the background', [], (g, s) => g.set(s.pinnedPool.growing ? 1 : 0));
+    gauge('cuzk_pinned_path_allocations', 'Pinned allocations a proof waited for (no pooled buffer had room)', [], (g, s) => g.set(s.pinnedPool.pathAllocations));
     gauge('cuzk_keys_loaded', 'Proving keys loaded, by residency', ['residency'], (g, s) => {
       g.reset();
       for (const k of s.keys) g.inc({ residency: k.residency });

@@ -45,6 +45,11 @@ export function deviceScratchBytes(domainSize: number, nVars: number): number {
   return 4 * domainSize * 32 + nVars * 32 + 2 * (domainSize * 64 + nVars * 16) + (128 << 20);
 }
 
+/** The pooled buffers one proof checks out: the witness (nVars × 32) and A‖B (NativeKey.abBytes). */
+export function proofBufferBytes(nVars: number, domainSize: number): [number, number] {
+  return [nVars * 32, 2 * domainSize * 32];
+}
+
 /** Host scratch of one phase-2 call on the CPU core: the C vector and MSM buckets. */
 export function cpuScratchBytes(domainSize: number): number {
   return domainSize * 32 + (64 << 20);
@@ -95,7 +100,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   let witness: Uint8Array;
   try {
     checkWitnessMatchesKey(wtns.header, h, name);
-    [wBuf, abBuf] = await pool.checkoutMany([h.nVars * 32, key.native.abBytes], `${name} buffers`, signal);
+    [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize), `${name} buffers`, signal);
     witness = await wtns.readWitnessAsync(wBuf.bytes);
   } catch (err) {
     abBuf?.release();

@@ -91,7 +91,6 @@ export function declare(lib: LibraryHandle) {
     pairing: f('cuzk_pairing', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
     key_create: f('cuzk_key_create', 'int32_t', [koffi.pointer(cuzkKeyDesc), koffi.out(koffi.pointer(koffi.pointer(cuzkKey))), E]),
     key_destroy: f('cuzk_key_destroy', 'int32_t', [koffi.pointer(cuzkKey), E]),
-    groth16_prove: f('cuzk_groth16_prove', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', E]),
     groth16_synthesize: f('cuzk_groth16_synthesize', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
     groth16_prove_ab: f('cuzk_groth16_prove_ab', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
     gpu_count: c('cuzk_gpu_count', 'int32_t cuzk_gpu_count(void)'),

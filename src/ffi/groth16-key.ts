@@ -98,32 +98,6 @@ export class NativeKey {
     return this.#handle === null;
   }
 
-  /**
-   * One proof on a native worker thread. witness: nVars × 32-byte standard scalars; r, s: 32 bytes;
-   * proofOut receives A ‖ B ‖ C (LEM). `cancel[0] = 1` stops it at the next phase (E_CANCELLED).
-   */
-  prove(witness: Uint8Array, r: Uint8Array, s: Uint8Array, proofOut: Uint8Array, cancel?: Int32Array): Promise<void> {
-    if (this.#handle === null) throw new CuzkError('E_INTERNAL', 'NativeKey used after destroy()');
-    const z = sizesOf(this.parts.curve);
-    if (witness.byteLength !== this.parts.nVars * 32) throw new CuzkError('E_INVALID_ARG', `prove: witness has ${witness.byteLength / 32} values, key expects ${this.parts.nVars}`);
-    if (r.byteLength !== 32 || s.byteLength !== 32) throw new CuzkError('E_INVALID_ARG', 'prove: r and s must be 32 bytes');
-    if (proofOut.byteLength < 2 * z.g1 + z.g2) throw new CuzkError('E_INVALID_ARG', 'prove: proof buffer too small');
-    const stack = new Error();
-    const slot = newErrorSlot();
-    const flag = cancel ?? null;
-    return new Promise((resolve, reject) => {
-      loadCore().abi.groth16_prove.async(this.#handle, witness, r, s, proofOut, flag, slot, (err: unknown, status: number) => {
-        if (err) return reject(err);
-        try {
-          check(status, slot, 'cuzk_groth16_prove', stack);
-          resolve();
-        } catch (e) {
-          reject(e);
-        }
-      });
-    });
-  }
-
   /** Bytes of A ‖ B that synthesize() writes: 2 × domainSize × 32. */
   get abBytes(): number {
     return 2 * this.parts.domainSize * 32;

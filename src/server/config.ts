@@ -42,6 +42,8 @@ export interface ServeConfig {
   pinned: boolean;
   memoryHost: number;
   memoryPinned: number;
+  pinnedPoolBytes: number;
+  pinnedChunkBytes: number;
   memoryGpu: number;
   memoryWaitS: number;
   memoryWaitPolicy: 'start' | 'exit';
@@ -156,6 +158,7 @@ export function toEngineConfig(cfg: ServeConfig): EngineConfig {
     threads: cfg.threads,
     memory,
     pinned: cfg.pinned,
+    pinnedPool: { targetBytes: cfg.pinnedPoolBytes, chunkBytes: cfg.pinnedChunkBytes },
     maxQueue: cfg.maxQueue,
     maxPartitions: cfg.maxPartitions,
     verify: cfg.verify,

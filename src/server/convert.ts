@@ -82,7 +82,10 @@ export function statusToProto(s: EngineStatus, extra: { version: string; journal
     queues: { ...s.queues },
     running: s.running,
     budget: { host: use('host', s.budget.host), pinned: use('pinned', s.budget.pinned), gpu: s.budget.gpu.map((g) => use(g.id, g)) },
-    pinnedPool: { ...s.pinnedPool, bytes: big(s.pinnedPool.bytes), allocations: big(s.pinnedPool.allocations), allocationsAfterWarmup: big(s.pinnedPool.allocationsAfterWarmup) },
+    pinnedPool: {
+      ...s.pinnedPool, bytes: big(s.pinnedPool.bytes), allocations: big(s.pinnedPool.allocations), allocationsAfterWarmup: big(s.pinnedPool.allocationsAfterWarmup),
+      targetBytes: big(s.pinnedPool.targetBytes), pathAllocations: big(s.pinnedPool.pathAllocations),
+    },
     totals: Object.fromEntries(Object.entries(s.totals).map(([k, v]) => [k, big(v)])),
     draining: s.draining,
     paused: s.paused,

@@ -8,6 +8,7 @@ import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './auth.js';
 import { uploadedKeysDir, type ServeConfig } from './config.js';
+import { loadDashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from './file-access.js';
 import { fleetMetrics, type FleetMember } from './fleet-member.js';
 import { createListener, type Listener } from './http.js';
@@ -24,6 +25,8 @@ export interface DaemonDeps {
   version: string;
   /** Set with a PostgreSQL store: this daemon claims from the queue it shares with others. */
   fleet?: FleetMember;
+  /** The installed package's folder: the dashboard's files are read from it. */
+  packageRoot: string;
 }
 
 export class Daemon {
@@ -58,6 +61,8 @@ export class Daemon {
       const info = await engine.loadKey(p);
       log.info({ keyId: info.id, bytes: info.bytes }, 'key preloaded');
     }
+    // the first chunk of the pinned pool (one proof's buffers) before ready; the rest grows in the background
+    await engine.growPool();
     const unfinished = await store.unfinished();
     await this.intake.spool.open(new Set(unfinished.flatMap((s) => (s.request?.witnessFiles ?? []).filter((f) => f.owned).map((f) => f.path))));
     // in a fleet nothing is replayed: unfinished jobs are claimed, a dead daemon's once its leases expire
@@ -67,7 +72,9 @@ export class Daemon {
     }
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
-    const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics() };
+    const dashboardAssets = loadDashboardAssets(this.deps.packageRoot);
+    if (!dashboardAssets.ok) log.warn({ problem: dashboardAssets.problem }, 'dashboard unavailable: GET / answers 503, RPCs are served');
+    const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics(), dashboardAssets };
     this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? store.writeProblem() : 'starting or stopping') });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,8 @@
 // (the client preface; gRPC and Connect over h2c) to an http2 server and anything else to an
 // HTTP/1.1 server (Connect JSON, gRPC-Web, curl, fetch), under front-door.ts's limits. Both run the
 // same handler: Connect-RPC's node adapter for the ProvingService (the token checked on the headers,
-// before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz beside it.
+// before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz and the dashboard
+// (dashboard/handler.ts: GET / and /dashboard/*) beside it.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -13,6 +14,8 @@ import { InputError } from '../errors.js';
 import { ProvingService } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { answerEarly } from './answer-early.js';
 import { tokenMatches, unauthorized } from './auth.js';
+import { DashboardHandler } from './dashboard/handler.js';
+import { buildSnapshot } from './dashboard/snapshot.js';
 import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
 import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
@@ -37,9 +40,10 @@ function sendJson(res: Res, status: number, body: unknown): void {
   res.end(text);
 }
 
-function fallback(c: RouteContext, hooks: HttpHooks) {
+function fallback(c: RouteContext, hooks: HttpHooks, dashboard: DashboardHandler) {
   return (req: Req, res: Res) => {
     const url = (req.url ?? '/').split('?')[0];
+    if (dashboard.handle(req, res)) return;
     if (req.method === 'GET' && url === '/healthz') return sendJson(res, 200, { ok: true });
     if (req.method === 'GET' && url === '/readyz') {
       hooks.notReady().then(
@@ -66,7 +70,7 @@ function fallback(c: RouteContext, hooks: HttpHooks) {
 }
 
 /** With TLS, ALPN picks HTTP/2 or HTTP/1.1: one http2 secure server with allowHTTP1, no sniffing. */
-function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.Socket>): Listener {
+function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.Socket>, dashboard: DashboardHandler): Listener {
   const read = (file: string, what: string) => {
     try {
       return readFileSync(file);
@@ -89,6 +93,7 @@ function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.S
     server,
     close: () =>
       new Promise<void>((resolve) => {
+        dashboard.close();
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),
@@ -101,6 +106,7 @@ export interface Listener {
 }
 
 export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
+  const dashboard = new DashboardHandler({ token: c.cfg.token, assets: c.dashboardAssets, frame: () => buildSnapshot(c), log: c.log });
   const rpc = connectNodeAdapter({
     routes: (router: ConnectRouter) => router.service(ProvingService, provingService(c)),
     requestGate: (ctx: HandlerContext) => recodeProtocolErrors(ctx, c.cfg.maxMessageBytes),
@@ -108,7 +114,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     jsonOptions: { ignoreUnknownFields: false },
     readMaxBytes: c.cfg.maxMessageBytes,
     writeMaxBytes: c.cfg.maxMessageBytes,
-    fallback: fallback(c, hooks),
+    fallback: fallback(c, hooks, dashboard),
   });
   const sockets = new Set<net.Socket>();
   const handler = (req: Req, res: Res) => {
@@ -119,7 +125,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     if (isGrpcUpload(req)) return void grpcWitnessUpload(c, req, res);
     rpc(req, res);
   };
-  if (c.cfg.tlsCert) return tlsListener(c, handler, sockets);
+  if (c.cfg.tlsCert) return tlsListener(c, handler, sockets, dashboard);
   const h1 = http.createServer(h1Options(c.cfg), handler);
   const h2 = http2.createServer(h2Options(c.cfg), handler);
   h2.on('session', (s: http2.ServerHttp2Session) => superviseSession(s, c.cfg));
@@ -132,6 +138,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     server: h1,
     close: () =>
       new Promise<void>((resolve) => {
+        dashboard.close();
         h1.close(() => resolve());
         h1.closeAllConnections();
         for (const s of sockets) s.destroy();

@@ -10,7 +10,7 @@ import type { ServeConfig } from './config.js';
 import { OPTIONS } from './config-options.js';
 import { gib, readMeminfo, type Meminfo } from './preflight.js';
 
-export type MemoryWaitConfig = Pick<ServeConfig, 'memoryHost' | 'memoryPinned' | 'pinned' | 'memoryWaitS' | 'memoryWaitPolicy'>;
+export type MemoryWaitConfig = Pick<ServeConfig, 'memoryHost' | 'memoryPinned' | 'pinnedPoolBytes' | 'pinned' | 'memoryWaitS' | 'memoryWaitPolicy'>;
 
 export interface MemoryWaitDeps {
   log: Logger;
@@ -32,7 +32,7 @@ export function setMeminfoSource(read: () => Meminfo): void {
 }
 
 interface Pool {
-  name: 'memoryHost' | 'memoryPinned';
+  name: 'memoryHost' | 'memoryPinned' | 'pinnedPoolBytes';
   option: string;
   flag: string;
   bytes: number;
@@ -48,7 +48,8 @@ export async function waitForMemory(cfg: MemoryWaitConfig, deps: MemoryWaitDeps)
     const o = OPTIONS.find((x) => x.name === name)!; // the option's own TOML key and flag, for messages
     return { name, option: o.toml, flag: o.flag, bytes };
   };
-  const pools = [pool('memoryHost', cfg.memoryHost), pool('memoryPinned', cfg.pinned ? cfg.memoryPinned : 0)].filter((p) => p.bytes > 0);
+  // the pinned pool's size is pinned right after start (in the background), so it is waited for too
+  const pools = [pool('memoryHost', cfg.memoryHost), pool('memoryPinned', cfg.pinned ? cfg.memoryPinned : 0), pool('pinnedPoolBytes', cfg.pinned ? cfg.pinnedPoolBytes : 0)].filter((p) => p.bytes > 0);
   const result = { memoryHost: cfg.memoryHost, memoryPinned: cfg.memoryPinned };
   if (pools.length === 0) return result;
   const target = Math.max(...pools.map((p) => p.bytes));
@@ -91,6 +92,8 @@ export async function waitForMemory(cfg: MemoryWaitConfig, deps: MemoryWaitDeps)
     throw new InputError('E_INVALID_ARG', `${p.option} (--${p.flag}) is ${gib(p.bytes)} (${p.bytes} bytes) but ${why}: lower it to at most ${mem.availableBytes}, free memory first (a stopped daemon's pinned memory returns as the driver frees it), raise engine.memory_wait_s, or set engine.memory_wait_policy = "start"`);
   }
   for (const p of short) {
+    // the pool grows only as far as the (lowered) pinned budget and the machine allow: nothing to lower
+    if (p.name === 'pinnedPoolBytes') continue;
     result[p.name] = mem.availableBytes;
     deps.log.warn({ option: p.option, configuredBytes: p.bytes, startingBytes: mem.availableBytes }, `${p.option} lowered from ${gib(p.bytes)} to ${gib(mem.availableBytes)} to fit: ${why}`);
   }

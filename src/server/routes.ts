@@ -10,10 +10,11 @@ import { InputError, ResourceError } from '../errors.js';
 import type { KeyInfo, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import {
-  EvictKeyResponseSchema, GetMetricsResponseSchema, GetTraceResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type SubmitProofRequest,
+  EvictKeyResponseSchema, GetMetricsResponseSchema, GetTraceResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type GetStatusResponse, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { uploadedKeysDir, type ServeConfig } from './config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
+import type { DashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from './file-access.js';
 import type { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
@@ -30,6 +31,8 @@ export interface RouteContext {
   version: string;
   /** Prometheus text: the engine's metrics and the journal's (GET /metrics serves the same). */
   metrics: () => Promise<string>;
+  /** The dashboard's page and scripts, read at start. */
+  dashboardAssets: DashboardAssets;
 }
 
 async function guarded<T>(fn: () => Promise<T>, jobId?: string): Promise<T> {
@@ -80,12 +83,18 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
   }
 }
 
+/** GetStatus's answer: the engine's status with the daemon's version and journal counts (the
+ * dashboard shows the same message). */
+export async function statusMessage(c: RouteContext): Promise<GetStatusResponse> {
+  return statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts(), daemonId: c.jobs.fleet?.id, fleet: await c.jobs.fleet?.members() });
+}
+
 export function provingService(c: RouteContext): ServiceImpl<typeof ProvingService> {
   const submit = async (m: SubmitProofRequest | undefined) => {
     if (!m) throw new InputError('E_INVALID_ARG', 'job is required');
     return c.jobs.submit(jobRequestFromProto(m));
   };
-  const status = async () => statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts(), daemonId: c.jobs.fleet?.id, fleet: await c.jobs.fleet?.members() });
+  const status = () => statusMessage(c);
   return {
     submitProof: (m) => guarded(async () => {
       const r = await submit(m);

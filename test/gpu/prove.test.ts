@@ -1,8 +1,8 @@
 // Whole Groth16 proofs on the GPU, checked two ways: snarkjs accepts them, and they equal the CPU
-// core's proof for the same r, s byte for byte. Every circom vector circuit (both curves) through the
-// one-call prover with the GPU forced and through synthesize + proveAb(GPU 0); dev-circuits of 2^16
-// and 2^20 (BN254) and 2^16 (BLS12-381) constraints through synthesize + proveAb with the key
-// resident, as the engine runs them. Dev fixtures are cached under .cache/bench (the first 2^20 key
+// core's proof for the same r, s byte for byte. Every circom vector circuit (both curves) through
+// synthesize + proveAb(GPU 0) and through the one-shot prover (proveWithKey, the same two calls) on
+// GPU 0; dev-circuits of 2^16 and 2^20 (BN254) and 2^16 (BLS12-381) constraints through synthesize +
+// proveAb with the key resident, as the engine runs them. Dev fixtures are cached under .cache/bench (the first 2^20 key
 // costs about a minute of CPU). Skipped with a reason unless `npm run test:gpu` runs on a GPU.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import { WtnsFile } from '../../src/formats/wtns.js';
 import { createRng } from '../helpers/rng.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { readJson, vectorFile, vectorSets } from '../helpers/vectors.js';
-import { DEVICE, DRY, gpuSkip, onDeviceAsync } from './gpu-gate.js';
+import { DEVICE, DRY, gpuSkip } from './gpu-gate.js';
 
 const skip = gpuSkip();
 const rng = createRng();
@@ -57,13 +57,6 @@ async function load(zkey: string, wtns: string): Promise<Loaded> {
 function proofBytes(key: ProvingKey): Uint8Array {
   const c = key.curve;
   return new Uint8Array(2 * g1Bytes(c) + g2Bytes(c));
-}
-
-/** The one-call prover (cuzk_groth16_prove) with the automatic GPU choice pinned by `mode`. */
-async function proveOneCall(l: Loaded, mode: 'off' | 'force'): Promise<Uint8Array> {
-  const out = proofBytes(l.key);
-  await onDeviceAsync(mode, () => l.key.native.prove(l.witness, l.r, l.s, out));
-  return out;
 }
 
 /** Phase 1 on the CPU into pinned A‖B, phase 2 on `device` (-1 = CPU core). */
@@ -105,15 +98,13 @@ describe('GPU proofs of the circom vector circuits = CPU core, verified by snark
         const ab = NativeBuffer.alloc(l.key.native.abBytes, { pinned: true });
         try {
           const what = `${set.curve}/${set.circuit} ${w}`;
-          const cpu = await proveOneCall(l, 'off');
-          const gpu = await proveOneCall(l, 'force');
-          assertSameProof(gpu, cpu, `${what}, one call`);
-          await assertSnarkjsAccepts(l, gpu, vkJson, what);
-          const two = await proveTwoPhase(l, ab, DEVICE);
-          assert.equal(two.stats.device, DEVICE);
-          assertSameProof(two.proof, cpu, `${what}, synthesize + proveAb(${DEVICE})`);
-          // the library path, with its own verify-before-return, on the GPU
-          const res = await onDeviceAsync('force', () => proveWithKey(l.key, l.witness));
+          const cpu = await proveTwoPhase(l, ab, -1);
+          const gpu = await proveTwoPhase(l, ab, DEVICE);
+          assert.equal(gpu.stats.device, DEVICE);
+          assertSameProof(gpu.proof, cpu.proof, `${what}, synthesize + proveAb(${DEVICE})`);
+          await assertSnarkjsAccepts(l, gpu.proof, vkJson, what);
+          // the one-shot prover (cuzk prove's), with its own verify-before-return, on the GPU
+          const res = await proveWithKey(l.key, l.witness, { device: DEVICE });
           assert.deepEqual(publicToJson(res.publicSignals), readJson(set, w === 'witness.wtns' ? 'public.json' : 'public2.json'));
         } finally {
           ab.release();
@@ -127,7 +118,7 @@ describe('GPU proofs of the circom vector circuits = CPU core, verified by snark
     const set = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon' && s.hasBadWitness)!;
     const l = await load(vectorFile(set, 'circuit.zkey'), vectorFile(set, 'witness_bad.wtns'));
     try {
-      await assert.rejects(onDeviceAsync('force', () => proveWithKey(l.key, l.witness)), (e: unknown) => e instanceof CuzkError && e.code === 'E_PROOF_INVALID');
+      await assert.rejects(proveWithKey(l.key, l.witness, { device: DEVICE }), (e: unknown) => e instanceof CuzkError && e.code === 'E_PROOF_INVALID');
     } finally {
       l.key.release();
     }

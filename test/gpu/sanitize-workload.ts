@@ -1,6 +1,6 @@
 // A small GPU workload for compute-sanitizer (scripts/gpu-sanitize.sh runs it under memcheck): the
-// bn128 multiplier and poseidon and the bls12381 poseidon proofs with the GPU forced (one call, then
-// synthesize + proveAb on GPU 0), MSMs of both groups and curves with infinity and repeated points,
+// bn128 multiplier and poseidon and the bls12381 poseidon proofs (synthesize + proveAb on GPU 0
+// against the CPU core, then the one-shot prover on GPU 0), MSMs of both groups and curves with infinity and repeated points,
 // and NTTs at sizes that take the small and the large kernels. Every result is compared with the
 // CPU core; exit 0 when all agree, 1 on a mismatch, 2 without a GPU.
 //   CUZK_BACKEND=cuda node --import tsx test/gpu/sanitize-workload.ts
@@ -13,7 +13,7 @@ import { WtnsFile } from '../../src/formats/wtns.js';
 import type { CurveName } from '../helpers/ref-field.js';
 import { createRng } from '../helpers/rng.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
-import { onDevice, onDeviceAsync } from './gpu-gate.js';
+import { onDevice } from './gpu-gate.js';
 import { pointBytes, randomPoints, randomScalars, type GroupName } from './random-inputs.js';
 
 process.env.CUZK_BACKEND ??= 'cuda';
@@ -40,14 +40,13 @@ async function proofs(): Promise<void> {
       const r = randomScalars(set.curve, 1, rng);
       const s = randomScalars(set.curve, 1, rng);
       const size = 2 * pointBytes(set.curve, 'g1') + pointBytes(set.curve, 'g2');
-      const [cpu, gpu, two] = [new Uint8Array(size), new Uint8Array(size), new Uint8Array(size)];
-      await onDeviceAsync('off', () => key.native.prove(witness, r, s, cpu));
-      await onDeviceAsync('force', () => key.native.prove(witness, r, s, gpu));
-      expectSame(gpu, cpu, `${set.dir} one-call proof`);
+      const [cpu, gpu] = [new Uint8Array(size), new Uint8Array(size)];
       await key.native.synthesize(witness, ab.bytes);
-      await key.native.proveAb(witness, ab.bytes, 0, r, s, two);
-      expectSame(two, cpu, `${set.dir} synthesize + proveAb(0)`);
-      await onDeviceAsync('force', () => proveWithKey(key, witness)); // throws E_PROOF_INVALID if wrong
+      await key.native.proveAb(witness, ab.bytes, -1, r, s, cpu);
+      await key.native.synthesize(witness, ab.bytes); // phase 2 left A ‖ B as scratch
+      await key.native.proveAb(witness, ab.bytes, 0, r, s, gpu);
+      expectSame(gpu, cpu, `${set.dir} synthesize + proveAb(0)`);
+      await proveWithKey(key, witness, { device: 0 }); // throws E_PROOF_INVALID if wrong
       checks++;
     } finally {
       ab.release();

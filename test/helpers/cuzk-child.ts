@@ -2,22 +2,31 @@
 // process (signals, kill -9, restarts): node --import tsx test/helpers/cuzk-child.ts serve ...
 // With CUZK_TEST_GATE=<file>, every proof waits before its device phase while that file exists
 // (test/helpers/gate.ts): a job stays 'running' until the test removes the file, or is stopped.
+// With CUZK_TEST_POOL_GATE=<dir>, the pinned pool's background growth adds chunk i only once
+// <dir>/chunk-<i> exists: a test lets the pool grow one chunk at a time.
 // With CUZK_TEST_MEMINFO=<file>, `cuzk serve`'s memory-aware start reads that file (meminfo's format)
 // instead of /proc/meminfo, at every poll: a test raises MemAvailable by rewriting it.
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { setMeminfoSource } from '../../src/server/memory-wait.js';
 import { readMeminfo } from '../../src/server/preflight.js';
 import { setEngineTestHooks } from '../../src/server/start-engine.js';
 
 const gate = process.env.CUZK_TEST_GATE;
+const poolGate = process.env.CUZK_TEST_POOL_GATE;
+const hooks: Parameters<typeof setEngineTestHooks>[0] = {};
 if (gate) {
-  setEngineTestHooks({
-    beforeDevicePhase: async (_at, signal) => {
-      while (existsSync(gate) && !signal.aborted) await new Promise((r) => setTimeout(r, 5));
-    },
-  });
+  hooks.beforeDevicePhase = async (_at, signal) => {
+    while (existsSync(gate) && !signal.aborted) await new Promise((r) => setTimeout(r, 5));
+  };
 }
+if (poolGate) {
+  hooks.beforePoolChunk = async ({ index }) => {
+    while (!existsSync(path.join(poolGate, `chunk-${index}`))) await new Promise((r) => setTimeout(r, 5));
+  };
+}
+if (gate || poolGate) setEngineTestHooks(hooks);
 
 const meminfo = process.env.CUZK_TEST_MEMINFO;
 if (meminfo) setMeminfoSource(() => readMeminfo(readFileSync(meminfo, 'utf8')));

@@ -28,7 +28,7 @@ function fake(available: (t: number) => number, totalBytes = 64 * GiB) {
   };
 }
 
-const cfg = (over: Partial<MemoryWaitConfig>): MemoryWaitConfig => ({ memoryHost: 0, memoryPinned: 0, pinned: true, memoryWaitS: 30, memoryWaitPolicy: 'start', ...over });
+const cfg = (over: Partial<MemoryWaitConfig>): MemoryWaitConfig => ({ memoryHost: 0, memoryPinned: 0, pinnedPoolBytes: 0, pinned: true, memoryWaitS: 30, memoryWaitPolicy: 'start', ...over });
 
 describe('memory-aware start', () => {
   it('waits while MemAvailable rises and resolves at the first poll past the target, with a progress line every ~2 s', async () => {
@@ -63,6 +63,17 @@ describe('memory-aware start', () => {
     assert.equal(lowered.length, 1);
     assert.match(lowered[0]!.msg, /^engine\.memory_host_bytes lowered from 20\.0 GiB to 6\.00 GiB to fit: only 6\.00 GiB available after waiting 3 s$/);
     assert.equal(m.time(), 3000);
+  });
+
+  it('the pinned pool size is waited for too (it is pinned right after start); short, it names engine.pinned_pool_bytes', async () => {
+    const rising = fake((t) => 2 * GiB + t * (GiB / 1000)); // 1 GiB/s from 2 GiB
+    assert.deepEqual(await waitForMemory(cfg({ pinnedPoolBytes: 10 * GiB }), rising.deps), { memoryHost: 0, memoryPinned: 0 });
+    assert.equal(rising.time(), 8000, 'waited until 10 GiB were available');
+    const flat = fake(() => 6 * GiB);
+    await assert.rejects(waitForMemory(cfg({ pinnedPoolBytes: 10 * GiB, memoryWaitS: 2, memoryWaitPolicy: 'exit' }), flat.deps), /^InputError: engine\.pinned_pool_bytes \(--pinned-pool-bytes\) is 10\.0 GiB/);
+    const unpinned = fake(() => 6 * GiB);
+    assert.deepEqual(await waitForMemory(cfg({ pinnedPoolBytes: 10 * GiB, pinned: false }), unpinned.deps), { memoryHost: 0, memoryPinned: 0 });
+    assert.equal(unpinned.time(), 0, 'engine.pinned off: no pinned pool to wait for');
   });
 
   it('a budget larger than the machine is not waited for: the policy applies at once', async () => {

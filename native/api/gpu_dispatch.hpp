@@ -1,4 +1,6 @@
-// The hooks through which the C ABI files hand work to the GPU. Each *_try returns true when the GPU
+// The hooks through which the C ABI's automatic entry points (cuzk_msm, cuzk_ntt) hand work to the GPU.
+// It sits in api/ because it routes to both msm/ and ntt/ (a proof's phase 2 takes its device from the
+// caller instead: cuzk_groth16_prove_ab). Each *_try returns true when the GPU
 // did the work and false when the caller should run the CPU core: the CPU build, no usable GPU,
 // CUZK_GPU=0 in the environment, or a size below the one where the GPU pays (CUZK_GPU=force lifts
 // the thresholds, for tests). A CUDA failure throws cuzk::error (CUZK_E_DEVICE_OOM, _DEVICE_LOST,
@@ -11,7 +13,7 @@
 
 namespace cuzk {
 
-enum gpu_work_t { gpu_work_msm, gpu_work_ntt, gpu_work_prove };
+enum gpu_work_t { gpu_work_msm, gpu_work_ntt };
 
 #ifdef CUZK_BACKEND_CUDA
 // Whether the policy sends work of this kind and size (2^lg) to the GPU.

@@ -1,4 +1,4 @@
-// The CUDA build's side of util/gpu_dispatch.hpp: the policy (GPU present, CUZK_GPU, size
+// The CUDA build's side of api/gpu_dispatch.hpp: the policy (GPU present, CUZK_GPU, size
 // thresholds) and the explicit instantiations the C ABI files link against.
 #include "../msm/msm_gpu.cuh"
 #include "../ntt/ntt.cuh"
@@ -17,7 +17,7 @@ namespace {
 struct gpu_policy_t {
   bool present = false;
   std::atomic<int> mode{1};  // 0 off, 1 by size, 2 always
-  uint32_t min_lg_msm = 10, min_lg_ntt = 12, min_lg_prove = 10;
+  uint32_t min_lg_msm = 10, min_lg_ntt = 12;
 };
 
 gpu_policy_t& policy() {
@@ -29,7 +29,7 @@ gpu_policy_t& policy() {
     p.present = gpu_info().present;
     p.mode = off ? 0 : mode && !std::strcmp(mode, "force") ? 2 : 1;
     if (const char* lg = std::getenv("CUZK_GPU_MIN_LG"))
-      p.min_lg_msm = p.min_lg_ntt = p.min_lg_prove = uint32_t(std::atoi(lg));
+      p.min_lg_msm = p.min_lg_ntt = uint32_t(std::atoi(lg));
   });
   return p;
 }
@@ -37,7 +37,7 @@ gpu_policy_t& policy() {
 uint32_t min_lg(gpu_work_t kind) {
   const gpu_policy_t& p = policy();
   if (p.mode == 2) return 0;
-  return kind == gpu_work_msm ? p.min_lg_msm : kind == gpu_work_ntt ? p.min_lg_ntt : p.min_lg_prove;
+  return kind == gpu_work_msm ? p.min_lg_msm : p.min_lg_ntt;
 }
 
 }  // namespace
