@@ -43,7 +43,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const journal = journalPath(cfg);
   const openJournal = () => openJournalThread(journal);
   // --takeover: a daemon holding this journal is asked to drain, and this one starts when it lets go
-  const pgStore = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl) : undefined;
+  const pgStore = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl, cfg.storePoolSize) : undefined;
   const store = pgStore ?? (cfg.takeover ? await openTakingOver(journal, openJournal, { timeoutS: cfg.takeoverTimeoutS, log }) : await openJournal());
   // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
   let budgets: Awaited<ReturnType<typeof waitForMemory>>;

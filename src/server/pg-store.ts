@@ -94,10 +94,10 @@ async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
 /** The store and its pool (a fleet's claims share it: fleet-member.ts). */
 export type PostgresStore = JobStore & { readonly pool: pg.Pool; readonly url: string };
 
-/** The store at `url`, connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
-export async function openPostgresStore(url: string): Promise<PostgresStore> {
+/** The store at `url` (`poolSize` connections at most), connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
+export async function openPostgresStore(url: string, poolSize = 6): Promise<PostgresStore> {
   parseStoreUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 6, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
   const store = new PostgresJobStore(url, pool);
   try {
     const client = await pool.connect();

@@ -69,6 +69,7 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ env: {}, flags: new Map([['verify', 'maybe']]) }), /engine.verify must be true or false/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-cert', 'c.pem']]) }), /tls.cert and tls.key go together/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-client-ca', 'ca.pem']]) }), /tls.client_ca \(mTLS\) needs tls.cert/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['store-pool-size', '0']]) }), /^store\.pool_size must be at least 1 connection, got 0$/);
   });
 
   it('--print-config is TOML that reads back to the same configuration (token redacted)', async () => {
