@@ -12,6 +12,7 @@ import type pg from 'pg';
 import type { JobInfo, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import type { StoredJob } from './job-store.js';
+import { KeyHashes } from './key-hash.js';
 import { LeaseReaper } from './lease-reaper.js';
 import { CHANNELS, PgClaims, type FreeBudget } from './pg-claims.js';
 import { PgFleet, QueueListener, type FleetMember as Member } from './pg-fleet.js';
@@ -33,6 +34,8 @@ export class FleetMember {
   readonly id = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   readonly claims: PgClaims;
   readonly fleet: PgFleet;
+  /** The content hashes of this daemon's key files (a job names its key's). */
+  readonly keyHashes = new KeyHashes();
   readonly #held = new Map<string, Held>();
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #listener: QueueListener;

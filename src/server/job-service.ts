@@ -78,7 +78,11 @@ export class JobService {
         id: randomUUID(), requestId: v.requestId, fingerprint, key: v.key, priority: v.priority, state: 'queued', partitions: v.partitions,
         submittedAt: Date.now(), deadlineMs: v.deadlineMs, request: src.kind === 'inputs' ? { inputs: src.inputs, wasm: src.wasm } : { witnessFiles: files },
       };
-      if (this.#fleet) stored.need = jobNeed(key);
+      if (this.#fleet) {
+        stored.need = jobNeed(key);
+        stored.keyHash = await this.#fleet.keyHashes.of(this.#keyFile(v.key));
+        stored.acceptedBy = this.#fleet.id;
+      }
       const ins = await this.store.insert(stored);
       if (!ins.inserted) return await this.#dedup(ins.existing, fingerprint);
       if (this.#fleet) {
@@ -120,6 +124,21 @@ export class JobService {
   }
 
   readonly #isKeyId = (key: string) => this.engine.listKeys().some((k) => k.id === key);
+
+  /** The file of a confined key name: a loaded key's (by id or path), else the path itself. */
+  #keyFile(key: string): string {
+    return this.engine.listKeys().find((k) => k.id === key || k.path === key)?.path ?? key;
+  }
+
+  /** Refuses a claimed job whose key file here is not the one it was accepted with (by sha256). */
+  async #checkKeyHash(s: StoredJob): Promise<void> {
+    if (!s.keyHash) return;
+    const file = this.#keyFile(s.key);
+    const mine = await this.#fleet!.keyHashes.of(file);
+    if (mine !== s.keyHash) {
+      throw new InputError('E_INVALID_ARG', `key ${s.key}: this daemon's copy (${file}, sha256 ${mine.slice(0, 12)}…) is not the key the job was submitted with (sha256 ${s.keyHash.slice(0, 12)}…): install the same key file on every daemon of the fleet`);
+    }
+  }
 
   #confine(job: ValidJob): Promise<ValidJob> {
     return confineJobPaths(job, this.cfg, this.#isKeyId);
@@ -214,6 +233,7 @@ export class JobService {
   async runClaimed(s: StoredJob): Promise<void> {
     try {
       await this.#confineStored(s);
+      await this.#checkKeyHash(s);
     } catch (err) {
       const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
       const info: JobInfo = { ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: e.message } };

@@ -27,6 +27,12 @@ export interface StoredJob {
   /** What it needs of a daemon's memory budget (job-need.ts): a store that daemons share
    * (PostgreSQL) claims by it; SQLite, one daemon's journal, does not keep it. */
   need?: MemoryNeed;
+  /** The sha256 of the key file the accepting daemon holds (key-hash.ts): a daemon whose copy differs
+   * refuses the job. Kept by a store daemons share (PostgreSQL), as `need` is. */
+  keyHash?: string;
+  /** The daemon that accepted the job and spooled its witnesses (a fleet's `daemons` id): a claimer
+   * elsewhere fetches them from it (witness-fetch.ts). */
+  acceptedBy?: string;
 }
 
 /** Bytes one partition of a job holds while it runs: host scratch (on the CPU core), pinned buffers,

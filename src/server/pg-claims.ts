@@ -47,7 +47,7 @@ export class PgClaims {
 
   /** The next job that fits `free`, claimed for `owner` for `leaseMs`; undefined when none fits. */
   async claim(owner: string, free: FreeBudget, residentKeys: readonly string[], leaseMs: number): Promise<ClaimedJob | undefined> {
-    const r = await this.pool.query<JobRow & { attempt: number; claimed_resident: boolean; need_host: string; need_pinned: string; need_gpu: string; need_key: string }>(
+    const r = await this.pool.query<JobRow & { attempt: number; claimed_resident: boolean; need_host: string; need_pinned: string; need_gpu: string; need_key: string; key_hash: string | null; accepted_by: string | null }>(
       `WITH next AS (
          SELECT id FROM jobs
          WHERE state = 'queued' AND NOT cancel_requested
@@ -59,13 +59,16 @@ export class PgClaims {
        UPDATE jobs j SET state = 'running', owner = $1, attempt = j.attempt + 1, lease_until = ${NOW_MS} + $6,
          claimed_at = ${NOW_MS}, claimed_resident = (j.key = ANY($5::text[]))
        FROM next WHERE j.id = next.id
-       RETURNING ${COLUMNS}, j.attempt, j.claimed_resident, j.need_host, j.need_pinned, j.need_gpu, j.need_key`,
+       RETURNING ${COLUMNS}, j.attempt, j.claimed_resident, j.need_host, j.need_pinned, j.need_gpu, j.need_key, j.key_hash, j.accepted_by`,
       [owner, big(free.pinned), big(free.host), big(free.gpu), residentKeys, leaseMs],
     );
     const row = r.rows[0];
     if (!row) return undefined;
     const need = { host: Number(row.need_host), pinned: Number(row.need_pinned), gpu: Number(row.need_gpu), key: Number(row.need_key) };
-    return { job: { ...jobFromRow(row), need }, attempt: row.attempt, resident: row.claimed_resident, need };
+    const job: StoredJob = { ...jobFromRow(row), need };
+    if (row.key_hash) job.keyHash = row.key_hash;
+    if (row.accepted_by) job.acceptedBy = row.accepted_by;
+    return { job, attempt: row.attempt, resident: row.claimed_resident, need };
   }
 
   /** Extends `owner`'s leases; returns its jobs whose cancel was asked for (a missed NOTIFY is caught here). */

@@ -9,7 +9,8 @@
 // the pool reconnects by itself once the server is back. Calls are I/O on the pool, not on the event
 // loop, so no journal thread is needed.
 // Several daemons may share one database: they claim its jobs (pg-claims.ts, fleet-member.ts) rather
-// than replay them at start; schema version 2 added the claim columns and the `daemons` table.
+// than replay them at start; schema version 2 added the claim columns and the `daemons` table, 3 the
+// key's content hash and the accepting daemon of each job.
 import pg from 'pg';
 import { CuzkError, InputError } from '../errors.js';
 import type { JobInfo } from '../engine/api.js';
@@ -62,6 +63,8 @@ const MIGRATIONS: readonly string[] = [
     heartbeat_at BIGINT NOT NULL,
     status TEXT NOT NULL
   );`,
+  // keys by content hash (key-hash.ts) and where a job's witnesses were spooled (witness-fetch.ts)
+  `ALTER TABLE jobs ADD COLUMN key_hash TEXT, ADD COLUMN accepted_by TEXT;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** One small durable write: whether the store can be written right now (readiness). */
@@ -130,8 +133,8 @@ class PostgresJobStore implements JobStore {
   async insert(job: StoredJob): Promise<InsertResult> {
     const row = jobToRow(job);
     const need = job.need ?? { host: 0, pinned: 0, gpu: 0, key: 0 };
-    const values = [...INSERT_COLUMNS.map((c) => row[c]), need.host, need.pinned, need.gpu, need.key];
-    const columns = [...INSERT_COLUMNS, 'need_host', 'need_pinned', 'need_gpu', 'need_key'];
+    const values = [...INSERT_COLUMNS.map((c) => row[c]), need.host, need.pinned, need.gpu, need.key, job.keyHash ?? null, job.acceptedBy ?? null];
+    const columns = [...INSERT_COLUMNS, 'need_host', 'need_pinned', 'need_gpu', 'need_key', 'key_hash', 'accepted_by'];
     for (;;) {
       const r = await this.#query(
         true,
