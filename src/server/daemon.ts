@@ -86,7 +86,10 @@ export class Daemon {
     });
     const a = server.address();
     const where = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : cfg.listen;
-    await this.deps.fleet?.start(where, this.jobs);
+    if (this.deps.fleet && !cfg.advertise && /^(0\.0\.0\.0|\[::\]):/.test(where)) {
+      log.warn({ address: where }, 'other daemons of the fleet cannot fetch witnesses spooled here from a wildcard address: set store.advertise (--advertise) to host:port they reach');
+    }
+    await this.deps.fleet?.start(cfg.advertise || where, this.jobs);
     this.#ready = true;
     log.info({ address: where, backend: engine.status().backend, token: cfg.token ? 'required' : 'none', tls: cfg.tlsClientCa ? 'mtls' : cfg.tlsCert ? 'tls' : 'none' }, 'cuzk serve listening');
     return where;

@@ -23,6 +23,8 @@ export interface ClaimRunner {
   runClaimed(job: StoredJob): Promise<void>;
   /** Cancels a job running here (a cancel asked of another daemon), or drops a duplicate run (`superseded`). */
   cancelHere(id: string, superseded: boolean): void;
+  /** A job ended somewhere in the fleet (what this daemon spooled for it can go). */
+  ended(id: string): void;
 }
 
 interface Held {
@@ -196,6 +198,7 @@ export class FleetMember {
     else if (channel === CHANNELS.cancel && this.#held.has(payload)) this.#runner?.cancelHere(payload, false);
     else if (channel === CHANNELS.done) {
       for (const w of [...(this.#waiters.get(payload) ?? [])]) w();
+      this.#runner?.ended(payload);
       // our run of a job that another daemon finished first (its lease had expired here): drop it
       if (this.#held.has(payload) && this.engine.get(payload) && !['completed', 'failed', 'cancelled', 'expired'].includes(this.engine.get(payload)!.state)) {
         this.#runner?.cancelHere(payload, true);
@@ -216,6 +219,17 @@ export class FleetMember {
     } catch (err) {
       this.log.error({ err: (err as Error).message }, 'heartbeat failed: leases run out unless the next one succeeds');
     }
+  }
+
+  /** Gives a claimed job back to the queue (it could not be started here). */
+  async giveBack(id: string): Promise<void> {
+    this.#held.delete(id);
+    await this.claims.release(this.id, [id]);
+    await this.announce();
+  }
+
+  addressOf(id: string): Promise<string | undefined> {
+    return this.fleet.address(id);
   }
 
   members(): Promise<Member[]> {

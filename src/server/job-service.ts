@@ -7,7 +7,8 @@
 // With a fleet (a PostgreSQL queue shared by several daemons, fleet-member.ts) a submitted job is
 // only journaled and announced: whichever daemon claims it runs it (runClaimed), its result is
 // recorded fenced, and Await, WatchJob, GetJob and Cancel answer for jobs running on other daemons
-// from the store, woken by the fleet's NOTIFY.
+// from the store, woken by the fleet's NOTIFY. Witnesses spooled by the accepting daemon are fetched
+// from it by the claimer (witness-fetch.ts) and removed at the acceptor when the job ends anywhere.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
@@ -19,6 +20,7 @@ import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
 import { checkJobRequest, confineJobPaths, confineKey, confineWasm, type JobSubmission, type ValidJob } from './request-check.js';
 import type { SpooledWitness } from './spool.js';
+import { fetchWitnesses, spooledElsewhere } from './witness-fetch.js';
 import { jobFingerprint, type WitnessIntake } from './witness-intake.js';
 
 const terminal = (s: string) => (TERMINAL_STATES as readonly string[]).includes(s);
@@ -41,6 +43,10 @@ export class JobService {
    * stamps its own a little later, or at the replay), the request id, the spool files. */
   readonly #meta = new Map<string, { submittedAt: number; requestId?: string; files?: SpooledWitness[] }>();
   readonly #pending = new Set<Promise<void>>();
+  /** Claimed jobs whose witnesses are being fetched from the daemon that spooled them. */
+  readonly #fetching = new Map<string, { cancelled: boolean }>();
+  /** Spool files of jobs this daemon accepted into the shared queue, until they end anywhere. */
+  readonly #acceptedHere = new Map<string, SpooledWitness[]>();
   #onDrained!: () => void;
   readonly #drained = new Promise<void>((r) => (this.#onDrained = r));
 
@@ -86,7 +92,8 @@ export class JobService {
       const ins = await this.store.insert(stored);
       if (!ins.inserted) return await this.#dedup(ins.existing, fingerprint);
       if (this.#fleet) {
-        kept = true; // its files stay for whichever daemon claims it
+        kept = true; // its files stay for whichever daemon claims it (served to it: witness-serve.ts)
+        if (files?.some((f) => f.owned)) this.#acceptedHere.set(stored.id, files);
         await this.#fleet.announce();
         this.log.info({ jobId: stored.id, requestId: v.requestId, key: v.key, priority: stored.priority, partitions: stored.partitions }, 'job accepted into the shared queue');
         return { job: storedInfo(stored), deduplicated: false };
@@ -223,27 +230,82 @@ export class JobService {
 
   /** A cancel from the fleet: the owner of a job asked to cancel elsewhere, or a duplicate run to drop. */
   cancelHere(id: string, superseded: boolean): void {
+    const fetching = this.#fetching.get(id);
+    if (fetching) {
+      fetching.cancelled = true; // it ends cancelled once its witnesses are here
+      return;
+    }
     if (superseded) this.#superseded.add(id);
     else this.#userCancelled.add(id);
     const info = this.engine.cancel(id);
     this.log.info({ jobId: id, state: info.state, superseded }, superseded ? 'duplicate run dropped: another daemon finished the job first' : 'cancel from another daemon applied');
   }
 
-  /** A job this daemon claimed from the shared queue, handed to its engine. */
+  /** A job this daemon claimed from the shared queue, handed to its engine; witnesses another daemon
+   * spooled are fetched from it first (witness-fetch.ts), without holding up further claims. */
   async runClaimed(s: StoredJob): Promise<void> {
     try {
       await this.#confineStored(s);
       await this.#checkKeyHash(s);
     } catch (err) {
-      const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
-      const info: JobInfo = { ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: e.message } };
-      this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'claimed job cannot run here: it ends failed');
-      await this.#fleet!.finish(info);
+      return this.#failClaimed(s, err);
+    }
+    const fleet = this.#fleet!;
+    if (s.acceptedBy && s.acceptedBy !== fleet.id && s.request?.witnessFiles?.some((f) => spooledElsewhere(f, this.intake.spool.dir))) {
+      this.#fetching.set(s.id, { cancelled: false });
+      const p = this.#fetchThenRun(s).finally(() => this.#fetching.delete(s.id));
+      this.#pending.add(p);
+      void p.finally(() => this.#pending.delete(p));
       return;
     }
+    this.#startClaimed(s);
+  }
+
+  #startClaimed(s: StoredJob): void {
     this.engine.submit(this.#engineRequest(s));
     this.#meta.set(s.id, { submittedAt: s.submittedAt, requestId: s.requestId, files: s.request?.witnessFiles });
     this.#track(s.id);
+  }
+
+  async #fetchThenRun(s: StoredJob): Promise<void> {
+    const fleet = this.#fleet!;
+    let files;
+    try {
+      files = await fetchWitnesses(s, {
+        spool: this.intake.spool, key: await this.intake.keyShape(s.key), token: this.cfg.token, tls: this.cfg.tlsCert !== '',
+        waitMs: this.cfg.witnessWaitMs, addressOf: (id) => fleet.addressOf(id), log: this.log,
+      });
+    } catch (err) {
+      return this.#failClaimed(s, err);
+    }
+    s.request = { ...s.request, witnessFiles: files };
+    if (this.#fetching.get(s.id)?.cancelled) {
+      await this.intake.spool.release(files);
+      await fleet.finish({ ...storedInfo(s), state: 'cancelled', finishedAt: Date.now() });
+      return;
+    }
+    try {
+      this.#startClaimed(s);
+    } catch (err) {
+      await this.intake.spool.release(files);
+      this.log.warn({ jobId: s.id, err: (err as Error).message }, 'claimed job refused by the engine: given back to the queue');
+      await fleet.giveBack(s.id);
+    }
+  }
+
+  async #failClaimed(s: StoredJob, err: unknown): Promise<void> {
+    const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
+    const info: JobInfo = { ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: e.message } };
+    this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'claimed job cannot run here: it ends failed');
+    await this.#fleet!.finish(info);
+  }
+
+  /** A job ended in the fleet: the witnesses this daemon spooled for it are no longer anyone's. */
+  ended(id: string): void {
+    const files = this.#acceptedHere.get(id);
+    if (!files) return;
+    this.#acceptedHere.delete(id);
+    void this.intake.spool.release(files).catch((err: Error) => this.log.warn({ jobId: id, err: err.message }, 'removing a finished job\'s spool files failed: they go at the next start'));
   }
 
   async cancel(id: string): Promise<JobInfo> {

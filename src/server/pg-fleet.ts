@@ -45,6 +45,11 @@ export class PgFleet {
     return (await this.pool.query(`DELETE FROM daemons WHERE heartbeat_at < ${NOW_MS} - $1`, [silentMs])).rowCount ?? 0;
   }
 
+  /** The address daemon `id` last advertised; undefined when it is not in the table. */
+  async address(id: string): Promise<string | undefined> {
+    return (await this.pool.query<{ address: string }>('SELECT address FROM daemons WHERE id = $1', [id])).rows[0]?.address;
+  }
+
   async members(): Promise<FleetMember[]> {
     const r = await this.pool.query<{ id: string; started_at: string; heartbeat_at: string; age: string; status: string }>(
       `SELECT id, started_at, heartbeat_at, ${NOW_MS} - heartbeat_at AS age, status FROM daemons ORDER BY started_at, id`,

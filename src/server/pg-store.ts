@@ -72,7 +72,17 @@ const PROBE = 'INSERT INTO probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPD
 /** pg_advisory_xact_lock key: daemons starting together migrate one at a time. */
 const MIGRATION_LOCK = 0x63757a6b; // 'cuzk'
 
-const COLUMNS = 'id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files, result';
+const COLUMNS = 'id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files, result, key_hash, accepted_by';
+
+type PgJobRow = JobRow & { key_hash: string | null; accepted_by: string | null };
+
+/** A row with what only a shared store keeps: the key's hash and the accepting daemon. */
+function fromPgRow(r: PgJobRow): StoredJob {
+  const job = jobFromRow(r);
+  if (r.key_hash) job.keyHash = r.key_hash;
+  if (r.accepted_by) job.acceptedBy = r.accepted_by;
+  return job;
+}
 
 /** Brings the schema to SCHEMA_VERSION in one transaction; refuses a newer one. */
 async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
@@ -154,13 +164,13 @@ class PostgresJobStore implements JobStore {
   }
 
   async get(id: string): Promise<StoredJob | undefined> {
-    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
-    return r.rows[0] && jobFromRow(r.rows[0]);
+    const r = await this.#query<PgJobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
+    return r.rows[0] && fromPgRow(r.rows[0]);
   }
 
   async byRequestId(requestId: string): Promise<StoredJob | undefined> {
-    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
-    return r.rows[0] && jobFromRow(r.rows[0]);
+    const r = await this.#query<PgJobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
+    return r.rows[0] && fromPgRow(r.rows[0]);
   }
 
   async finish(info: JobInfo): Promise<void> {
@@ -168,8 +178,8 @@ class PostgresJobStore implements JobStore {
   }
 
   async unfinished(): Promise<StoredJob[]> {
-    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
-    return r.rows.map((r) => jobFromRow(r));
+    const r = await this.#query<PgJobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
+    return r.rows.map((r) => fromPgRow(r));
   }
 
   async purge(before: number): Promise<number> {
