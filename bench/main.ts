@@ -8,6 +8,7 @@
 // the engine under a stream of jobs (src/engine/bench-stream.ts, what `cuzk bench` runs), appended too;
 // with `--remote self|host:port [--clients 10]` the same stream through a daemon (src/dev/bench-daemon.ts),
 // in-process / gRPC / Connect side by side.
+// `npm run bench -- fleet [--daemons 3] [--jobs 30]`: daemons sharing one PostgreSQL queue against one (bench/fleet.ts).
 import { execSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -234,9 +235,36 @@ async function benchEngineMode(): Promise<void> {
   if (r.run.failed + (r.off?.failed ?? 0) > 0) throw new Error(`jobs failed: ${[...r.run.errors, ...(r.off?.errors ?? [])].join('; ')}`);
 }
 
+/** `fleet`: D daemons on one PostgreSQL queue against one (bench/fleet.ts), appended. */
+async function benchFleetMode(): Promise<void> {
+  const { benchFleet, fleetTable } = await import('./fleet.js');
+  const opts = { curve: flag('curve', 'bn128') as CurveName, size: Number(flag('size', '12')), jobs: Number(flag('jobs', '30')), clients: Number(flag('clients', '6')), daemons: Number(flag('daemons', '3')) };
+  const { what, runs } = await benchFleet(root, opts);
+  const table = fleetTable(runs);
+  console.log(`cuzk fleet bench: ${what}, CPU core, ${machine()}\n`);
+  console.log(table.join('\n'));
+  appendResults([
+    '',
+    `## ${new Date().toISOString().slice(0, 10)} fleet: ${opts.daemons} daemons vs 1 on one PostgreSQL queue, CPU core, ${machine()}, commit ${commit()}`,
+    '',
+    `\`npm run bench -- fleet ${process.argv.slice(3).join(' ')}\`; ${what}; ${opts.jobs} jobs per run from ${opts.clients} closed-loop clients spread over the daemons,`,
+    'key preloaded on every daemon, one proof per job, every proof verified by the daemon; window = first submit to last completion.',
+    'Every daemon is a child process on this machine using all its cores (engine.threads 0), so with more daemons than cores the CPU',
+    'bounds throughput: this measures what sharing the queue costs, not what more machines would gain.',
+    'Claim statement: each daemon\'s cuzk_fleet_claim_seconds (the claim query, empty claims included; the worst daemon\'s quantile);',
+    'queue wait: claimed_at - submitted_at of each job, from the jobs table.',
+    loadAverage(),
+    '',
+    ...table,
+    '',
+  ].join('\n'));
+  if (runs.some((r) => r.failed > 0)) throw new Error('jobs failed');
+}
+
 const mode = process.argv[2];
 if (mode === 'cpu') await benchCpu();
 else if (mode === 'engine') await benchEngineMode();
+else if (mode === 'fleet') await benchFleetMode();
 else if (mode === 'gpu') process.exit(await (await import('./gpu.js')).benchGpu(process.argv.slice(3))); // bench/gpu.ts
 else {
   console.error([
@@ -244,6 +272,7 @@ else {
     '       npm run bench -- engine [--size K [--curve C] | --circuit Z --witness W] [--jobs N] [--warmup W] [--concurrency C]',
     '                               [--compare pinned:off] [--trace out.json] [--backend cpu|cuda|auto] [--threads N]',
     '                               [--remote self|host:port [--clients N] [--token T] [--upload-key]]',
+    '       npm run bench -- fleet [--size K] [--curve C] [--jobs N] [--clients C] [--daemons D]',
     '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
   ].join('\n'));
   process.exit(2);

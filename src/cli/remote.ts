@@ -148,6 +148,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
         ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${d.id === 'cpu' ? 'host memory budget ' : ''}${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
         poolLine(s.pinnedPool),
         ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
+        ...s.fleet.map((m) => `fleet ${m.id}${m.id === s.daemonId ? ' (this daemon)' : ''}: ${m.address}, ${m.backend}, ${m.devices.map((d) => d.id).join(' ')}, ${m.keys.length} keys, ${m.running.length} jobs, heartbeat ${(m.heartbeatAgeMs / 1000).toFixed(1)} s ago`),
       ].join('\n'));
       return 0;
     }

@@ -6,6 +6,7 @@ import { log, setLogLevel } from '../log.js';
 import { checkExposure, parseListen } from '../server/auth.js';
 import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
 import { Daemon } from '../server/daemon.js';
+import { FleetMember } from '../server/fleet-member.js';
 import { waitForMemory } from '../server/memory-wait.js';
 import { openJournalThread } from '../server/journal-thread.js';
 import { openPostgresStore } from '../server/pg-store.js';
@@ -42,7 +43,8 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const journal = journalPath(cfg);
   const openJournal = () => openJournalThread(journal);
   // --takeover: a daemon holding this journal is asked to drain, and this one starts when it lets go
-  const store = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl) : cfg.takeover ? await openTakingOver(journal, openJournal, { timeoutS: cfg.takeoverTimeoutS, log }) : await openJournal();
+  const pgStore = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl, cfg.storePoolSize) : undefined;
+  const store = pgStore ?? (cfg.takeover ? await openTakingOver(journal, openJournal, { timeoutS: cfg.takeoverTimeoutS, log }) : await openJournal());
   // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
   let budgets: Awaited<ReturnType<typeof waitForMemory>>;
   try {
@@ -52,7 +54,9 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
     throw err;
   }
   const engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log });
-  const daemon = new Daemon({ cfg, engine, store, log, version, packageRoot });
+  // on PostgreSQL the daemon claims from a queue other daemons may share
+  const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log);
+  const daemon = new Daemon({ cfg, engine, store, log, version, fleet, packageRoot });
   try {
     await daemon.start();
   } catch (err) {

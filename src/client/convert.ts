@@ -53,7 +53,22 @@ export function keyFromProto(k: Key): KeyInfo {
   };
 }
 
-export type DaemonStatus = EngineStatus & { version: string; journal: Record<string, number> };
+/** A daemon sharing a PostgreSQL queue, as its last heartbeat described it. */
+export interface FleetDaemonStatus {
+  id: string;
+  address: string;
+  backend: string;
+  devices: { id: string; name: string; memoryTotal: number; memoryFree: number }[];
+  keys: string[];
+  budget: { host: { limit: number; used: number }; pinned: { limit: number; used: number }; gpu: { id: string; limit: number; used: number }[] };
+  running: string[];
+  startedAt: number;
+  heartbeatAt: number;
+  heartbeatAgeMs: number;
+}
+
+/** `daemonId` and `fleet` only with a PostgreSQL store (empty / [] with SQLite). */
+export type DaemonStatus = EngineStatus & { version: string; journal: Record<string, number>; daemonId: string; fleet: FleetDaemonStatus[] };
 
 export function statusFromProto(s: GetStatusResponse): DaemonStatus {
   const use = (b: { limit: bigint; used: bigint; waiters: number } | undefined) => ({ limit: num(b?.limit ?? 0n), used: num(b?.used ?? 0n), waiters: b?.waiters ?? 0 });
@@ -76,6 +91,13 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
     paused: s.paused,
     version: s.version,
     journal: { ...s.journal },
+    daemonId: s.daemonId,
+    fleet: s.fleet.map((m) => ({
+      id: m.id, address: m.address, backend: m.backend, keys: [...m.keys], running: [...m.running],
+      devices: m.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: num(d.memoryTotal), memoryFree: num(d.memoryFree) })),
+      budget: { host: use(m.budget?.host), pinned: use(m.budget?.pinned), gpu: (m.budget?.gpu ?? []).map((g) => ({ id: g.id, ...use(g) })) },
+      startedAt: num(m.startedAtMs), heartbeatAt: num(m.heartbeatAtMs), heartbeatAgeMs: num(m.heartbeatAgeMs),
+    })),
   };
 }
 

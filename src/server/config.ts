@@ -20,6 +20,10 @@ export interface ServeConfig {
   tlsClientCa: string;
   dataDir: string;
   storeUrl: string;
+  leaseMs: number;
+  storePoolSize: number;
+  advertise: string;
+  witnessWaitMs: number;
   keyDirs: string[];
   inputDirs: string[];
   logLevel: LogLevel;
@@ -133,6 +137,9 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
   if (cfg.storeUrl) parseStoreUrl(cfg.storeUrl);
+  if (cfg.storePoolSize < 1) throw new InputError('E_INVALID_ARG', `store.pool_size must be at least 1 connection, got ${cfg.storePoolSize}`);
+  if (cfg.advertise && !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(cfg.advertise)) throw new InputError('E_INVALID_ARG', `store.advertise must be host:port (how the other daemons reach this one), got "${cfg.advertise}"`);
+  if (cfg.leaseMs < 1000) throw new InputError('E_INVALID_ARG', `store.lease_ms must be at least 1000 (heartbeats renew it every third), got ${cfg.leaseMs}`);
   if (cfg.maxStreams < 1) throw new InputError('E_INVALID_ARG', 'limits.max_streams_per_connection must be at least 1, got 0');
   return cfg;
 }

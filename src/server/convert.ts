@@ -8,6 +8,7 @@ import {
   type GetStatusResponse, type Job, type JobEvent as PbJobEvent, type Key, type SubmitProofRequest,
 } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { priorityFromProto, priorityToProto, stateToProto } from '../rpc/enums.js';
+import type { FleetMember } from './pg-fleet.js';
 import type { JobSubmission } from './request-check.js';
 
 const big = (n: number | undefined): bigint => BigInt(Math.max(0, Math.round(n ?? 0)));
@@ -65,8 +66,14 @@ export function keyToProto(k: KeyInfo): Key {
   });
 }
 
-export function statusToProto(s: EngineStatus, extra: { version: string; journal: Record<string, number> }): GetStatusResponse {
-  const use = (id: string, b: { limit: number; used: number; waiters: number }) => ({ id, limit: big(b.limit), used: big(b.used), waiters: b.waiters });
+export function statusToProto(s: EngineStatus, extra: { version: string; journal: Record<string, number>; daemonId?: string; fleet?: FleetMember[] }): GetStatusResponse {
+  const use = (id: string, b: { limit: number; used: number; waiters?: number }) => ({ id, limit: big(b.limit), used: big(b.used), waiters: b.waiters ?? 0 });
+  const device = (d: { id: string; name: string; memoryTotal: number; memoryFree: number }) => ({ id: d.id, name: d.name, memoryTotal: big(d.memoryTotal), memoryFree: big(d.memoryFree) });
+  const fleet = (extra.fleet ?? []).map((m) => ({
+    id: m.id, address: m.address, backend: m.backend, devices: m.devices.map(device), keys: m.keys, running: m.running,
+    budget: { host: use('host', m.budget.host), pinned: use('pinned', m.budget.pinned), gpu: m.budget.gpu.map((g) => use(g.id, g)) },
+    startedAtMs: big(m.startedAt), heartbeatAtMs: big(m.heartbeatAt), heartbeatAgeMs: big(Math.max(0, m.heartbeatAgeMs)),
+  }));
   return create(GetStatusResponseSchema, {
     backend: s.backend,
     uptimeMs: big(s.uptimeMs),
@@ -84,5 +91,7 @@ export function statusToProto(s: EngineStatus, extra: { version: string; journal
     paused: s.paused,
     version: extra.version,
     journal: extra.journal,
+    daemonId: extra.daemonId ?? '',
+    fleet,
   });
 }

@@ -10,6 +10,7 @@ import { checkExposure, parseListen } from './auth.js';
 import { uploadedKeysDir, type ServeConfig } from './config.js';
 import { loadDashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from './file-access.js';
+import { fleetMetrics, type FleetMember } from './fleet-member.js';
 import { createListener, type Listener } from './http.js';
 import { JobService } from './job-service.js';
 import type { JobStore } from './job-store.js';
@@ -22,6 +23,8 @@ export interface DaemonDeps {
   store: JobStore;
   log: Logger;
   version: string;
+  /** Set with a PostgreSQL store: this daemon claims from the queue it shares with others. */
+  fleet?: FleetMember;
   /** The installed package's folder: the dashboard's files are read from it. */
   packageRoot: string;
 }
@@ -39,6 +42,7 @@ export class Daemon {
     const spool = new WitnessSpool(path.join(deps.cfg.dataDir, 'spool'), deps.cfg.uploadTtlS * 1000, deps.log);
     this.intake = new WitnessIntake(deps.engine, spool, deps.cfg);
     this.jobs = new JobService(deps.engine, deps.store, this.intake, deps.cfg, deps.log);
+    if (deps.fleet) this.jobs.useFleet(deps.fleet);
   }
 
   /** Listens and returns the address ("host:port" or "unix:/path"). */
@@ -61,8 +65,11 @@ export class Daemon {
     await engine.growPool();
     const unfinished = await store.unfinished();
     await this.intake.spool.open(new Set(unfinished.flatMap((s) => (s.request?.witnessFiles ?? []).filter((f) => f.owned).map((f) => f.path))));
-    const rec = await this.jobs.recover(unfinished);
-    if (rec.resubmitted + rec.expired + rec.lost + rec.waiting > 0) log.info(rec, 'journal replayed');
+    // in a fleet nothing is replayed: unfinished jobs are claimed, a dead daemon's once its leases expire
+    if (!this.deps.fleet) {
+      const rec = await this.jobs.recover(unfinished);
+      if (rec.resubmitted + rec.expired + rec.lost + rec.waiting > 0) log.info(rec, 'journal replayed');
+    }
     await this.#purge();
     this.#purgeTimer = setInterval(() => void this.#purge(), Math.min(60_000, Math.max(1000, cfg.retentionS * 100))).unref();
     const dashboardAssets = loadDashboardAssets(this.deps.packageRoot);
@@ -79,6 +86,10 @@ export class Daemon {
     });
     const a = server.address();
     const where = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : cfg.listen;
+    if (this.deps.fleet && !cfg.advertise && /^(0\.0\.0\.0|\[::\]):/.test(where)) {
+      log.warn({ address: where }, 'other daemons of the fleet cannot fetch witnesses spooled here from a wildcard address: set store.advertise (--advertise) to host:port they reach');
+    }
+    await this.deps.fleet?.start(cfg.advertise || where, this.jobs);
     this.#ready = true;
     log.info({ address: where, backend: engine.status().backend, token: cfg.token ? 'required' : 'none', tls: cfg.tlsClientCa ? 'mtls' : cfg.tlsCert ? 'tls' : 'none' }, 'cuzk serve listening');
     return where;
@@ -98,7 +109,8 @@ export class Daemon {
   async #metrics(): Promise<string> {
     const counts = await this.deps.store.counts();
     const rows = Object.entries(counts).map(([state, n]) => `cuzk_journal_jobs{state="${state}"} ${n}`);
-    return (await this.deps.engine.metricsText()) + ['# HELP cuzk_journal_jobs Jobs in the journal, by state.', '# TYPE cuzk_journal_jobs gauge', ...rows].join('\n') + '\n';
+    const fleet = this.deps.fleet ? fleetMetrics(this.deps.fleet) : [];
+    return (await this.deps.engine.metricsText()) + ['# HELP cuzk_journal_jobs Jobs in the journal, by state.', '# TYPE cuzk_journal_jobs gauge', ...rows, ...fleet].join('\n') + '\n';
   }
 
   /** Idempotent: a second call returns the first call's promise. */
@@ -112,6 +124,7 @@ export class Daemon {
     log.info({ reason, drainTimeoutMs: cfg.drainTimeoutMs }, 'stopping: no new jobs, draining');
     this.#ready = false;
     this.jobs.stopIntake();
+    this.deps.fleet?.stopClaiming();
     clearInterval(this.#purgeTimer);
     const { unfinished } = await engine.drain(cfg.drainTimeoutMs);
     this.jobs.drained();
@@ -119,6 +132,7 @@ export class Daemon {
     await this.#listener?.close();
     await engine.close();
     await Promise.race([this.jobs.settle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    await this.deps.fleet?.stop(unfinished.map((j) => j.id));
     await store.close();
     this.intake.spool.close();
     log.info({ unfinished: unfinished.length }, 'stopped: unfinished jobs stay queued in the journal');

@@ -3,7 +3,8 @@
 // HTTP/1.1 server (Connect JSON, gRPC-Web, curl, fetch), under front-door.ts's limits. Both run the
 // same handler: Connect-RPC's node adapter for the ProvingService (the token checked on the headers,
 // before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz and the dashboard
-// (dashboard/handler.ts: GET / and /dashboard/*) beside it.
+// (dashboard/handler.ts: GET / and /dashboard/*) beside it, and for the other daemons of a fleet
+// GET /v1/fleet/witnesses/... (witness-serve.ts, behind the same token).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -22,6 +23,7 @@ import { provingService } from './routes.js';
 import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
+import { FLEET_WITNESS_PREFIX, serveSpooledWitness } from './witness-serve.js';
 
 export interface HttpHooks {
   /** Undefined when ready, else why not. */
@@ -120,8 +122,10 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
   const handler = (req: Req, res: Res) => {
     // the one token check for RPCs, on the headers: a refused upload is never read
     const upload = req.method === 'POST' && (req.url ?? '').split('?')[0] === WITNESS_UPLOAD_PATH;
-    if (c.cfg.token && (upload || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
+    const fleetWitness = req.url?.startsWith(FLEET_WITNESS_PREFIX) === true;
+    if (c.cfg.token && (upload || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
     if (upload) return void witnessUpload(c, req, res);
+    if (fleetWitness) return void serveSpooledWitness(c, req, res);
     if (isGrpcUpload(req)) return void grpcWitnessUpload(c, req, res);
     rpc(req, res);
   };

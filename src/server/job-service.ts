@@ -4,15 +4,23 @@
 // engine reports it (its spool files are then removed). The journal alone owns request-id
 // idempotency: the engine never sees request ids. On start, journaled jobs that never finished are
 // resubmitted with the same id; while stopping, jobs the engine gives back unfinished stay queued.
+// With a fleet (a PostgreSQL queue shared by several daemons, fleet-member.ts) a submitted job is
+// only journaled and announced: whichever daemon claims it runs it (runClaimed), its result is
+// recorded fenced, and Await, WatchJob, GetJob and Cancel answer for jobs running on other daemons
+// from the store, woken by the fleet's NOTIFY. Witnesses spooled by the accepting daemon are fetched
+// from it by the claimer (witness-fetch.ts) and removed at the acceptor when the job ends anywhere.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
+import type { FleetMember } from './fleet-member.js';
+import { jobNeed } from './job-need.js';
 import type { ServeConfig } from './config.js';
 import type { JobStore, StoredJob } from './job-store.js';
 import { checkJobRequest, confineJobPaths, confineKey, confineWasm, type JobSubmission, type ValidJob } from './request-check.js';
 import type { SpooledWitness } from './spool.js';
+import { fetchWitnesses, spooledElsewhere } from './witness-fetch.js';
 import { jobFingerprint, type WitnessIntake } from './witness-intake.js';
 
 const terminal = (s: string) => (TERMINAL_STATES as readonly string[]).includes(s);
@@ -20,18 +28,25 @@ const terminal = (s: string) => (TERMINAL_STATES as readonly string[]).includes(
 /** A journaled job the engine has not seen (yet), as a JobInfo. */
 function storedInfo(s: StoredJob): JobInfo {
   if (s.result) return s.result;
-  return { id: s.id, requestId: s.requestId, key: s.key, priority: s.priority, state: 'queued', partitions: s.partitions, submittedAt: s.submittedAt, timings: {} };
+  return { id: s.id, requestId: s.requestId, key: s.key, priority: s.priority, state: s.state, partitions: s.partitions, submittedAt: s.submittedAt, timings: {} };
 }
 
 export class JobService {
   #accepting = true;
   readonly #userCancelled = new Set<string>();
+  /** Runs of jobs another daemon finished first: ended here without a result. */
+  readonly #superseded = new Set<string>();
+  #fleet: FleetMember | undefined;
   /** Journaled jobs waiting for room in the engine's queue (after a restart with a long journal). */
   readonly #backlog: StoredJob[] = [];
   /** What the journal knows and the engine does not: the submission time as journaled (the engine
    * stamps its own a little later, or at the replay), the request id, the spool files. */
   readonly #meta = new Map<string, { submittedAt: number; requestId?: string; files?: SpooledWitness[] }>();
   readonly #pending = new Set<Promise<void>>();
+  /** Claimed jobs whose witnesses are being fetched from the daemon that spooled them. */
+  readonly #fetching = new Map<string, { cancelled: boolean }>();
+  /** Spool files of jobs this daemon accepted into the shared queue, until they end anywhere. */
+  readonly #acceptedHere = new Map<string, SpooledWitness[]>();
   #onDrained!: () => void;
   readonly #drained = new Promise<void>((r) => (this.#onDrained = r));
 
@@ -42,6 +57,15 @@ export class JobService {
     private readonly cfg: ServeConfig,
     private readonly log: Logger,
   ) {}
+
+  /** Joins a shared queue: jobs are claimed from it (fleet-member.ts), not run where they were accepted. */
+  useFleet(fleet: FleetMember): void {
+    this.#fleet = fleet;
+  }
+
+  get fleet(): FleetMember | undefined {
+    return this.#fleet;
+  }
 
   get accepting(): boolean {
     return this.#accepting;
@@ -60,8 +84,20 @@ export class JobService {
         id: randomUUID(), requestId: v.requestId, fingerprint, key: v.key, priority: v.priority, state: 'queued', partitions: v.partitions,
         submittedAt: Date.now(), deadlineMs: v.deadlineMs, request: src.kind === 'inputs' ? { inputs: src.inputs, wasm: src.wasm } : { witnessFiles: files },
       };
+      if (this.#fleet) {
+        stored.need = jobNeed(key);
+        stored.keyHash = await this.#fleet.keyHashes.of(this.#keyFile(v.key));
+        stored.acceptedBy = this.#fleet.id;
+      }
       const ins = await this.store.insert(stored);
       if (!ins.inserted) return await this.#dedup(ins.existing, fingerprint);
+      if (this.#fleet) {
+        kept = true; // its files stay for whichever daemon claims it (served to it: witness-serve.ts)
+        if (files?.some((f) => f.owned)) this.#acceptedHere.set(stored.id, files);
+        await this.#fleet.announce();
+        this.log.info({ jobId: stored.id, requestId: v.requestId, key: v.key, priority: stored.priority, partitions: stored.partitions }, 'job accepted into the shared queue');
+        return { job: storedInfo(stored), deduplicated: false };
+      }
       let job: JobInfo;
       try {
         job = this.engine.submit(this.#engineRequest(stored));
@@ -96,6 +132,21 @@ export class JobService {
 
   readonly #isKeyId = (key: string) => this.engine.listKeys().some((k) => k.id === key);
 
+  /** The file of a confined key name: a loaded key's (by id or path), else the path itself. */
+  #keyFile(key: string): string {
+    return this.engine.listKeys().find((k) => k.id === key || k.path === key)?.path ?? key;
+  }
+
+  /** Refuses a claimed job whose key file here is not the one it was accepted with (by sha256). */
+  async #checkKeyHash(s: StoredJob): Promise<void> {
+    if (!s.keyHash) return;
+    const file = this.#keyFile(s.key);
+    const mine = await this.#fleet!.keyHashes.of(file);
+    if (mine !== s.keyHash) {
+      throw new InputError('E_INVALID_ARG', `key ${s.key}: this daemon's copy (${file}, sha256 ${mine.slice(0, 12)}…) is not the key the job was submitted with (sha256 ${s.keyHash.slice(0, 12)}…): install the same key file on every daemon of the fleet`);
+    }
+  }
+
   #confine(job: ValidJob): Promise<ValidJob> {
     return confineJobPaths(job, this.cfg, this.#isKeyId);
   }
@@ -124,7 +175,11 @@ export class JobService {
     }
     this.#userCancelled.delete(info.id);
     try {
-      await this.store.finish(this.#withMeta(info));
+      if (!this.#fleet) await this.store.finish(this.#withMeta(info));
+      else {
+        const superseded = this.#superseded.delete(info.id);
+        if (!(await this.#fleet.finish(this.#withMeta(info))) || superseded) return; // the job's result is another run's
+      }
     } catch (err) {
       this.log.error({ jobId: info.id, state: info.state, err: (err as Error).message }, 'journaling the result failed: the job runs again after a restart');
       return; // its spool files stay for that run
@@ -155,9 +210,102 @@ export class JobService {
   /** Terminal, or current after the timeout, or current once the daemon has drained (so callers get an answer before it exits). */
   async await(id: string, timeoutMs: number | undefined): Promise<JobInfo> {
     const wait = Math.min(timeoutMs ?? this.cfg.maxAwaitMs, this.cfg.maxAwaitMs);
-    if (!this.engine.get(id)) return this.get(id);
+    if (!this.engine.get(id)) return this.#fleet ? this.#awaitInFleet(id, wait) : this.get(id);
     const info = await Promise.race([this.engine.await(id, wait), this.#drained.then(() => this.get(id))]);
     return this.#withMeta(info);
+  }
+
+  /** A job of the shared queue not running here: read again whenever a job ends (NOTIFY), at least once a second. */
+  async #awaitInFleet(id: string, wait: number): Promise<JobInfo> {
+    const until = Date.now() + wait;
+    for (;;) {
+      const live = this.engine.get(id); // claimed here meanwhile
+      const info = live ? this.#withMeta(live) : await this.get(id);
+      const left = until - Date.now();
+      if (terminal(info.state) || left <= 0 || !this.#accepting) return info;
+      if (live) return this.#withMeta(await this.engine.await(id, left));
+      await Promise.race([this.#fleet!.waitDone(id, Math.min(left, 1000)), this.#drained]);
+    }
+  }
+
+  /** A cancel from the fleet: the owner of a job asked to cancel elsewhere, or a duplicate run to drop. */
+  cancelHere(id: string, superseded: boolean): void {
+    const fetching = this.#fetching.get(id);
+    if (fetching) {
+      fetching.cancelled = true; // it ends cancelled once its witnesses are here
+      return;
+    }
+    if (superseded) this.#superseded.add(id);
+    else this.#userCancelled.add(id);
+    const info = this.engine.cancel(id);
+    this.log.info({ jobId: id, state: info.state, superseded }, superseded ? 'duplicate run dropped: another daemon finished the job first' : 'cancel from another daemon applied');
+  }
+
+  /** A job this daemon claimed from the shared queue, handed to its engine; witnesses another daemon
+   * spooled are fetched from it first (witness-fetch.ts), without holding up further claims. */
+  async runClaimed(s: StoredJob): Promise<void> {
+    try {
+      await this.#confineStored(s);
+      await this.#checkKeyHash(s);
+    } catch (err) {
+      return this.#failClaimed(s, err);
+    }
+    const fleet = this.#fleet!;
+    if (s.acceptedBy && s.acceptedBy !== fleet.id && s.request?.witnessFiles?.some((f) => spooledElsewhere(f, this.intake.spool.dir))) {
+      this.#fetching.set(s.id, { cancelled: false });
+      const p = this.#fetchThenRun(s).finally(() => this.#fetching.delete(s.id));
+      this.#pending.add(p);
+      void p.finally(() => this.#pending.delete(p));
+      return;
+    }
+    this.#startClaimed(s);
+  }
+
+  #startClaimed(s: StoredJob): void {
+    this.engine.submit(this.#engineRequest(s));
+    this.#meta.set(s.id, { submittedAt: s.submittedAt, requestId: s.requestId, files: s.request?.witnessFiles });
+    this.#track(s.id);
+  }
+
+  async #fetchThenRun(s: StoredJob): Promise<void> {
+    const fleet = this.#fleet!;
+    let files;
+    try {
+      files = await fetchWitnesses(s, {
+        spool: this.intake.spool, key: await this.intake.keyShape(s.key), token: this.cfg.token, tls: this.cfg.tlsCert !== '',
+        waitMs: this.cfg.witnessWaitMs, addressOf: (id) => fleet.addressOf(id), log: this.log,
+      });
+    } catch (err) {
+      return this.#failClaimed(s, err);
+    }
+    s.request = { ...s.request, witnessFiles: files };
+    if (this.#fetching.get(s.id)?.cancelled) {
+      await this.intake.spool.release(files);
+      await fleet.finish({ ...storedInfo(s), state: 'cancelled', finishedAt: Date.now() });
+      return;
+    }
+    try {
+      this.#startClaimed(s);
+    } catch (err) {
+      await this.intake.spool.release(files);
+      this.log.warn({ jobId: s.id, err: (err as Error).message }, 'claimed job refused by the engine: given back to the queue');
+      await fleet.giveBack(s.id);
+    }
+  }
+
+  async #failClaimed(s: StoredJob, err: unknown): Promise<void> {
+    const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err));
+    const info: JobInfo = { ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: e.message } };
+    this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'claimed job cannot run here: it ends failed');
+    await this.#fleet!.finish(info);
+  }
+
+  /** A job ended in the fleet: the witnesses this daemon spooled for it are no longer anyone's. */
+  ended(id: string): void {
+    const files = this.#acceptedHere.get(id);
+    if (!files) return;
+    this.#acceptedHere.delete(id);
+    void this.intake.spool.release(files).catch((err: Error) => this.log.warn({ jobId: id, err: err.message }, 'removing a finished job\'s spool files failed: they go at the next start'));
   }
 
   async cancel(id: string): Promise<JobInfo> {
@@ -174,7 +322,11 @@ export class JobService {
     const i = this.#backlog.findIndex((b) => b.id === id);
     if (i >= 0) this.#backlog.splice(i, 1);
     const info: JobInfo = { ...storedInfo(s), state: 'cancelled', finishedAt: Date.now() };
-    await this.store.finish(info);
+    if (this.#fleet) {
+      const how = await this.#fleet.cancel(info);
+      if (how === 'requested') return { ...storedInfo(s), state: 'running' }; // the owner stops it at its next phase boundary
+      if (how === 'none') return this.get(id); // it ended meanwhile
+    } else await this.store.finish(info);
     await this.intake.spool.release(s.request?.witnessFiles);
     return info;
   }
@@ -182,8 +334,14 @@ export class JobService {
   /** A job's events until it is terminal; a job only in the journal gives its state once. */
   async *watch(id: string, signal: AbortSignal): AsyncGenerator<JobEvent> {
     if (!this.engine.get(id)) {
-      const info = await this.get(id);
+      let info = await this.get(id);
       yield { type: 'state', jobId: id, at: info.finishedAt ?? info.submittedAt, state: info.state, error: info.error };
+      // on another daemon of the fleet: its state changes as the store sees them, until it ends
+      while (this.#fleet && !terminal(info.state) && !signal.aborted && this.#accepting) {
+        const next = await this.#awaitInFleet(id, 1000);
+        if (next.state !== info.state) yield { type: 'state', jobId: id, at: next.finishedAt ?? Date.now(), state: next.state, error: next.error };
+        info = next;
+      }
       return;
     }
     const queue: JobEvent[] = [];

@@ -1,9 +1,9 @@
 // JobStore: the daemon's journal of accepted jobs and their results. A job is written here before
 // the client hears "accepted", and its row is rewritten once terminal (results kept for a retention
 // period); on start the daemon resubmits every non-terminal job with its id and request id.
-// sqlite-store.ts is the embedded default; pg-store.ts keeps the same journal in PostgreSQL (one
-// database per daemon for now: claims with FOR UPDATE SKIP LOCKED, for several daemons sharing one
-// queue, are not built yet). Both pass test/server/store-conformance.ts.
+// sqlite-store.ts is the embedded default; pg-store.ts keeps the same journal in PostgreSQL, a queue
+// several daemons share: they claim its jobs (pg-claims.ts) instead of replaying them at start.
+// Both pass test/server/store-conformance.ts.
 import type { JobInfo, JobState, Priority } from '../engine/api.js';
 import type { SpooledWitness } from './spool.js';
 
@@ -24,6 +24,24 @@ export interface StoredJob {
   request?: StoredRequest;
   /** The terminal JobInfo (with proofs when completed). */
   result?: JobInfo;
+  /** What it needs of a daemon's memory budget (job-need.ts): a store that daemons share
+   * (PostgreSQL) claims by it; SQLite, one daemon's journal, does not keep it. */
+  need?: MemoryNeed;
+  /** The sha256 of the key file the accepting daemon holds (key-hash.ts): a daemon whose copy differs
+   * refuses the job. Kept by a store daemons share (PostgreSQL), as `need` is. */
+  keyHash?: string;
+  /** The daemon that accepted the job and spooled its witnesses (a fleet's `daemons` id): a claimer
+   * elsewhere fetches them from it (witness-fetch.ts). */
+  acceptedBy?: string;
+}
+
+/** Bytes one partition of a job holds while it runs: host scratch (on the CPU core), pinned buffers,
+ * one GPU's scratch, and the key's host bytes when the daemon does not hold the key yet. */
+export interface MemoryNeed {
+  host: number;
+  pinned: number;
+  gpu: number;
+  key: number;
 }
 
 export interface StoredRequest {

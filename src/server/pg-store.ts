@@ -8,9 +8,9 @@
 // URL without its password (pg-faults.ts); the store is not ready until a write succeeds again, and
 // the pool reconnects by itself once the server is back. Calls are I/O on the pool, not on the event
 // loop, so no journal thread is needed.
-// NOT built yet (issue 11): claims (FOR UPDATE SKIP LOCKED) with leases, heartbeats and a reaper, and
-// so several daemons sharing one queue. Today each daemon must have a database of its own: two
-// daemons on one database would both resubmit every unfinished job at start.
+// Several daemons may share one database: they claim its jobs (pg-claims.ts, fleet-member.ts) rather
+// than replay them at start; schema version 2 added the claim columns and the `daemons` table, 3 the
+// key's content hash and the accepting daemon of each job.
 import pg from 'pg';
 import { CuzkError, InputError } from '../errors.js';
 import type { JobInfo } from '../engine/api.js';
@@ -41,6 +41,30 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_finished ON jobs (finished_at);
   CREATE TABLE keys (id TEXT PRIMARY KEY, path TEXT NOT NULL, added_at BIGINT NOT NULL);
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);`,
+  // claims (pg-claims.ts): what a job needs of a daemon's budget, who holds it until when, which attempt
+  `ALTER TABLE jobs
+    ADD COLUMN priority_rank SMALLINT GENERATED ALWAYS AS (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END) STORED,
+    ADD COLUMN need_host BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN need_pinned BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN need_gpu BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN need_key BIGINT NOT NULL DEFAULT 0,
+    ADD COLUMN owner TEXT,
+    ADD COLUMN lease_until BIGINT,
+    ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN claimed_at BIGINT,
+    ADD COLUMN claimed_resident BOOLEAN,
+    ADD COLUMN cancel_requested BOOLEAN NOT NULL DEFAULT FALSE;
+  CREATE INDEX jobs_claim ON jobs (priority_rank, submitted_at, seq) WHERE state = 'queued';
+  CREATE INDEX jobs_lease ON jobs (lease_until) WHERE state = 'running';
+  CREATE TABLE daemons (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    heartbeat_at BIGINT NOT NULL,
+    status TEXT NOT NULL
+  );`,
+  // keys by content hash (key-hash.ts) and where a job's witnesses were spooled (witness-fetch.ts)
+  `ALTER TABLE jobs ADD COLUMN key_hash TEXT, ADD COLUMN accepted_by TEXT;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** One small durable write: whether the store can be written right now (readiness). */
@@ -48,7 +72,17 @@ const PROBE = 'INSERT INTO probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPD
 /** pg_advisory_xact_lock key: daemons starting together migrate one at a time. */
 const MIGRATION_LOCK = 0x63757a6b; // 'cuzk'
 
-const COLUMNS = 'id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files, result';
+const COLUMNS = 'id, request_id, fingerprint, key, priority, state, partitions, submitted_at, deadline_ms, wasm, inputs, witness_files, result, key_hash, accepted_by';
+
+type PgJobRow = JobRow & { key_hash: string | null; accepted_by: string | null };
+
+/** A row with what only a shared store keeps: the key's hash and the accepting daemon. */
+function fromPgRow(r: PgJobRow): StoredJob {
+  const job = jobFromRow(r);
+  if (r.key_hash) job.keyHash = r.key_hash;
+  if (r.accepted_by) job.acceptedBy = r.accepted_by;
+  return job;
+}
 
 /** Brings the schema to SCHEMA_VERSION in one transaction; refuses a newer one. */
 async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
@@ -70,10 +104,13 @@ async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
   }
 }
 
-/** The store at `url`, connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
-export async function openPostgresStore(url: string): Promise<JobStore> {
+/** The store and its pool (a fleet's claims share it: fleet-member.ts). */
+export type PostgresStore = JobStore & { readonly pool: pg.Pool; readonly url: string };
+
+/** The store at `url` (`poolSize` connections at most), connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
+export async function openPostgresStore(url: string, poolSize = 6): Promise<PostgresStore> {
   parseStoreUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000, query_timeout: 30_000, idleTimeoutMillis: 30_000, application_name: 'cuzk serve' });
   const store = new PostgresJobStore(url, pool);
   try {
     const client = await pool.connect();
@@ -96,8 +133,8 @@ class PostgresJobStore implements JobStore {
   #fault: CuzkError | undefined;
 
   constructor(
-    private readonly url: string,
-    private readonly pool: pg.Pool,
+    readonly url: string,
+    readonly pool: pg.Pool,
   ) {
     // an idle connection the server closed (restart, shutdown): without a listener it would crash the daemon
     pool.on('error', (err) => (this.#fault = storeFault(url, err, false) ?? this.#fault));
@@ -105,11 +142,13 @@ class PostgresJobStore implements JobStore {
 
   async insert(job: StoredJob): Promise<InsertResult> {
     const row = jobToRow(job);
-    const values = INSERT_COLUMNS.map((c) => row[c]);
+    const need = job.need ?? { host: 0, pinned: 0, gpu: 0, key: 0 };
+    const values = [...INSERT_COLUMNS.map((c) => row[c]), need.host, need.pinned, need.gpu, need.key, job.keyHash ?? null, job.acceptedBy ?? null];
+    const columns = [...INSERT_COLUMNS, 'need_host', 'need_pinned', 'need_gpu', 'need_key', 'key_hash', 'accepted_by'];
     for (;;) {
       const r = await this.#query(
         true,
-        `INSERT INTO jobs (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (request_id) DO NOTHING`,
+        `INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (request_id) DO NOTHING`,
         values,
       );
       if (r.rowCount === 1) return { inserted: true };
@@ -125,13 +164,13 @@ class PostgresJobStore implements JobStore {
   }
 
   async get(id: string): Promise<StoredJob | undefined> {
-    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
-    return r.rows[0] && jobFromRow(r.rows[0]);
+    const r = await this.#query<PgJobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
+    return r.rows[0] && fromPgRow(r.rows[0]);
   }
 
   async byRequestId(requestId: string): Promise<StoredJob | undefined> {
-    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
-    return r.rows[0] && jobFromRow(r.rows[0]);
+    const r = await this.#query<PgJobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE request_id = $1`, [requestId]);
+    return r.rows[0] && fromPgRow(r.rows[0]);
   }
 
   async finish(info: JobInfo): Promise<void> {
@@ -139,8 +178,8 @@ class PostgresJobStore implements JobStore {
   }
 
   async unfinished(): Promise<StoredJob[]> {
-    const r = await this.#query<JobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
-    return r.rows.map((r) => jobFromRow(r));
+    const r = await this.#query<PgJobRow>(false, `SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY submitted_at, seq`);
+    return r.rows.map((r) => fromPgRow(r));
   }
 
   async purge(before: number): Promise<number> {

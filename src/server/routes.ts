@@ -86,7 +86,7 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
 /** GetStatus's answer: the engine's status with the daemon's version and journal counts (the
  * dashboard shows the same message). */
 export async function statusMessage(c: RouteContext): Promise<GetStatusResponse> {
-  return statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts() });
+  return statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts(), daemonId: c.jobs.fleet?.id, fleet: await c.jobs.fleet?.members() });
 }
 
 export function provingService(c: RouteContext): ServiceImpl<typeof ProvingService> {

@@ -23,16 +23,17 @@ export class WitnessIntake {
   ) {}
 
   /** What the witnesses of a job naming `key` must match: a loaded key's, or a .zkey's header. */
-  async keyShape(key: string): Promise<KeyShape> {
+  async keyShape(key: string): Promise<KeyShape & KeySize> {
     const loaded = this.engine.listKeys().find((k) => k.id === key || k.path === key);
-    if (loaded) return { id: loaded.id, curve: loaded.curve, r: curveByName(loaded.curve)!.r, nVars: loaded.nVars };
+    if (loaded) return { id: loaded.id, curve: loaded.curve, r: curveByName(loaded.curve)!.r, nVars: loaded.nVars, domainSize: loaded.domainSize, bytes: loaded.bytes };
     if (!looksLikeKeyPath(key)) throw new InputError('E_NOT_FOUND', `unknown key "${key}": load it first (LoadKey) or pass the path of a .zkey file`);
-    await stat(key).catch(() => {
+    const st = await stat(key).catch(() => {
       throw new InputError('E_NOT_FOUND', `${key}: no such proving key file`);
     });
     const z = ZkeyFile.open(key);
     try {
-      return { id: key, curve: z.header.curve, r: z.header.r, nVars: z.header.nVars };
+      // a key not loaded yet: its file's size stands for the host bytes it will hold
+      return { id: key, curve: z.header.curve, r: z.header.r, nVars: z.header.nVars, domainSize: z.header.domainSize, bytes: st.size };
     } finally {
       z.close();
     }
@@ -108,6 +109,12 @@ export class WitnessIntake {
       abort: () => w.abort(),
     };
   }
+}
+
+/** What a key costs a daemon, for a job's MemoryNeed (job-need.ts). */
+export interface KeySize {
+  domainSize: number;
+  bytes: number;
 }
 
 export interface UploadSink {

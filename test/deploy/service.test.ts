@@ -11,19 +11,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseArgv } from '../../src/cli/main.js';
 import { loadServeConfig } from '../../src/server/config.js';
-import { checkCuzkArgv, DEPLOY } from './deploy-files.js';
+import { checkCuzkArgv, cuzkArgv, DEPLOY, parseUnit } from './deploy-files.js';
 
 const UNIT = path.join(DEPLOY, 'cuzk.service');
-
-/** Key -> every value it has in the [Service]/[Unit]/[Install] sections (comments dropped). */
-function parseUnit(text: string): Map<string, string[]> {
-  const keys = new Map<string, string[]>();
-  for (const line of text.split('\n')) {
-    const m = /^([A-Za-z]+)=(.*)$/.exec(line.trim());
-    if (m) keys.set(m[1]!, [...(keys.get(m[1]!) ?? []), m[2]!.trim()]);
-  }
-  return keys;
-}
 
 const unit = parseUnit(readFileSync(UNIT, 'utf8'));
 const one = (key: string) => {
@@ -31,14 +21,6 @@ const one = (key: string) => {
   assert.equal(v?.length, 1, `cuzk.service: ${key}= should appear once, found ${v?.length ?? 0}`);
   return v[0]!;
 };
-
-/** The argv after `cuzk` of an Exec line (`/usr/bin/env cuzk ...` or `/path/to/cuzk ...`). */
-function cuzkArgv(exec: string): string[] {
-  const words = exec.replace(/^[-@:+!]+/, '').split(/\s+/);
-  const at = words.findIndex((w) => path.basename(w) === 'cuzk');
-  assert.ok(at >= 0 && words.slice(0, at).every((w) => w === '/usr/bin/env'), `cuzk.service: "${exec}" does not run cuzk`);
-  return words.slice(at + 1);
-}
 
 const tokenFile = () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-unit-'));

@@ -1,6 +1,6 @@
 // kill -9 durability on PostgreSQL: `cuzk serve --store postgres://…` proves a vector job, then is
 // killed with SIGKILL while a second job is held queued (the queue paused, so nothing depends on how
-// fast this machine proves); restarted on the same database, the daemon resubmits the queued job,
+// fast this machine proves); restarted on the same database, the daemon claims the queued job from the shared queue,
 // which completes under its id and request id with a proof snarkjs accepts, and the first job's
 // result is still fetchable. No SQLite journal is opened. Skipped, loudly, when no PostgreSQL server
 // can be started (test/helpers/postgres.ts).
@@ -65,8 +65,8 @@ describe('cuzk serve --store postgres: durability and faults', { skip, timeout: 
     d = await startDaemon({ dataDir, args });
     try {
       c = new CuzkClient({ address: d.address });
-      assert.match(d.logs(), new RegExp(`"jobId":"${queued.id}"[^\\n]*"msg":"journaled job resubmitted"`));
       const done = await c.await(queued.id);
+      assert.match(d.logs(), new RegExp(`"jobId":"${queued.id}"[^\\n]*"msg":"job claimed"`));
       assert.equal(done.state, 'completed', JSON.stringify(done.error));
       assert.equal(done.requestId, 'pg-queued');
       assert.equal(done.submittedAt, queued.submittedAt, 'the original submission time is kept');

@@ -1,7 +1,8 @@
 // The JobStore conformance suite, run on every backend (sqlite-store.test.ts: SqliteJobStore on the
 // calling thread and on its journal thread; pg-store.test.ts: PostgreSQL): jobs with their witness
 // files (path, size, hash; never bytes) or inputs round-trip, request ids are unique and idempotent,
-// results replace payloads, unfinished() is oldest first (insertion order breaks ties), purge
+// results replace payloads, unfinished() is oldest first (insertion order breaks ties), a job's
+// memory need (kept by PostgreSQL for claims, pg-claims.test.ts) changes nothing read back, purge
 // respects retention, keys persist, everything survives reopening, a query's own error passes as the
 // backend's error, and a bad row is the CuzkError it was.
 import assert from 'node:assert/strict';
@@ -95,6 +96,15 @@ export function storeConformance(b: StoreBackend): void {
     assert.deepEqual((await s.unfinished()).map((j) => j.id), ['y', 'w', 'z']);
     assert.equal((await s.get('x'))?.result?.state, 'failed');
     assert.deepEqual(await s.counts(), { failed: 1, queued: 3 });
+    await s.close();
+  });
+
+  it('a job with a memory need (for claims) journals as any other; the need is not part of the job read back', async () => {
+    const s = await b.open(await b.fresh());
+    const need = { host: 1, pinned: 2, gpu: 3, key: 4 };
+    assert.deepEqual(await s.insert(job('n', { need })), { inserted: true });
+    assertJob(await s.get('n'), job('n'));
+    assertJob((await s.unfinished())[0], job('n'));
     await s.close();
   });
 

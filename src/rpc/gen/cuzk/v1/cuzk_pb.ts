@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file cuzk/v1/cuzk.proto.
  */
 export const file_cuzk_v1_cuzk: GenFile = /*@__PURE__*/
-  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IuUBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCSI3CgxXaXRuZXNzQ2h1bmsSCwoDa2V5GAEgASgJEgwKBHNpemUYAiABKAQSDAoEZGF0YRgDIAEoDCJBCg1XaXRuZXNzVXBsb2FkEhIKCndpdG5lc3NfaWQYASABKAkSDAoEc2l6ZRgCIAEoBBIOCgZzaGEyNTYYAyABKAkiSwoRQXdhaXRQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJEhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyJgCgxQcm92ZVJlcXVlc3QSKAoDam9iGAEgASgLMhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QSFwoKdGltZW91dF9tcxgCIAEoDUgAiAEBQg0KC190aW1lb3V0X21zIiQKEkNhbmNlbFByb29mUmVxdWVzdBIOCgZqb2JfaWQYASABKAkiOwoISm9iUmVwbHkSGQoDam9iGAEgASgLMgwuY3V6ay52MS5Kb2ISFAoMZGVkdXBsaWNhdGVkGAIgASgIIsMDCgNKb2ISCgoCaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgNrZXkYAyABKAkSIwoIcHJpb3JpdHkYBCABKA4yES5jdXprLnYxLlByaW9yaXR5EiAKBXN0YXRlGAUgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZRISCgpwYXJ0aXRpb25zGAYgASgNEhcKD3N1Ym1pdHRlZF9hdF9tcxgHIAEoBBIVCg1zdGFydGVkX2F0X21zGAggASgEEhYKDmZpbmlzaGVkX2F0X21zGAkgASgEEhsKDnF1ZXVlX3Bvc2l0aW9uGAogASgNSACIAQESIwoFZXJyb3IYCyABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsEiQKBnByb29mcxgMIAMoCzIULmN1emsudjEuUHJvb2ZPdXRwdXQSLwoKdGltaW5nc19tcxgNIAMoCzIbLmN1emsudjEuSm9iLlRpbWluZ3NNc0VudHJ5Eg4KBmRldmljZRgOIAEoCRowCg5UaW1pbmdzTXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAE6AjgBQhEKD19xdWV1ZV9wb3NpdGlvbiJNCgtQcm9vZk91dHB1dBImCgVwcm9vZhgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFgoOcHVibGljX3NpZ25hbHMYAiADKAkiZgoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg4KBmpvYl9pZBgDIAEoCRIoCgdkZXRhaWxzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIhCg9XYXRjaEpvYlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIqEBCghKb2JFdmVudBIOCgZqb2JfaWQYASABKAkSDQoFYXRfbXMYAiABKAQSIgoFc3RhdGUYAyABKA4yES5jdXprLnYxLkpvYlN0YXRlSAASJAoFcGhhc2UYBCABKAsyEy5jdXprLnYxLlBoYXNlRXZlbnRIABIjCgVlcnJvchgFIAEoCzIULmN1emsudjEuRXJyb3JEZXRhaWxCBwoFZXZlbnQiSQoKUGhhc2VFdmVudBINCgVwaGFzZRgBIAEoCRIRCglwYXJ0aXRpb24YAiABKA0SCgoCbXMYAyABKAESDQoFYnl0ZXMYBCABKAQiEgoQR2V0U3RhdHVzUmVxdWVzdCL2AwoRR2V0U3RhdHVzUmVzcG9uc2USDwoHYmFja2VuZBgBIAEoCRIRCgl1cHRpbWVfbXMYAiABKAQSIAoHZGV2aWNlcxgDIAMoCzIPLmN1emsudjEuRGV2aWNlEhoKBGtleXMYBCADKAsyDC5jdXprLnYxLktleRI2CgZxdWV1ZXMYBSADKAsyJi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlLlF1ZXVlc0VudHJ5Eg8KB3J1bm5pbmcYBiABKA0SHwoGYnVkZ2V0GAcgASgLMg8uY3V6ay52MS5CdWRnZXQSKAoLcGlubmVkX3Bvb2wYCCABKAsyEy5jdXprLnYxLlBpbm5lZFBvb2wSHwoGdG90YWxzGAkgASgLMg8uY3V6ay52MS5Ub3RhbHMSEAoIZHJhaW5pbmcYCiABKAgSDwoHdmVyc2lvbhgLIAEoCRI4Cgdqb3VybmFsGAwgAygLMicuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5Kb3VybmFsRW50cnkSDgoGcGF1c2VkGA0gASgIGi0KC1F1ZXVlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaLgoMSm91cm5hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEijAEKBkRldmljZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhQKDG1lbW9yeV90b3RhbBgDIAEoBBITCgttZW1vcnlfZnJlZRgEIAEoBBITCgtjdXJyZW50X2pvYhgFIAEoCRIYCgt1dGlsaXNhdGlvbhgGIAEoAUgAiAEBQg4KDF91dGlsaXNhdGlvbiJFCglCdWRnZXRVc2USCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAQSDAoEdXNlZBgDIAEoBBIPCgd3YWl0ZXJzGAQgASgNIm8KBkJ1ZGdldBIgCgRob3N0GAEgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USIgoGcGlubmVkGAIgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USHwoDZ3B1GAMgAygLMhIuY3V6ay52MS5CdWRnZXRVc2Ui2QEKClBpbm5lZFBvb2wSDwoHZW5hYmxlZBgBIAEoCBIPCgdidWZmZXJzGAIgASgNEg0KBWJ5dGVzGAMgASgEEg4KBmluX3VzZRgEIAEoDRITCgthbGxvY2F0aW9ucxgFIAEoBBIgChhhbGxvY2F0aW9uc19hZnRlcl93YXJtdXAYBiABKAQSFAoMdGFyZ2V0X2J5dGVzGAcgASgEEg8KB2dyb3dpbmcYCCABKAgSEgoKZ3Jvd19zdGF0ZRgJIAEoCRIYChBwYXRoX2FsbG9jYXRpb25zGAogASgEInIKBlRvdGFscxIRCglzdWJtaXR0ZWQYASABKAQSEQoJY29tcGxldGVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIRCgljYW5jZWxsZWQYBCABKAQSDwoHZXhwaXJlZBgFIAEoBBIOCgZwcm9vZnMYBiABKAQiEwoRR2V0TWV0cmljc1JlcXVlc3QiIgoSR2V0TWV0cmljc1Jlc3BvbnNlEgwKBHRleHQYASABKAkiIgoPR2V0VHJhY2VSZXF1ZXN0Eg8KB3NlY29uZHMYASABKA0iJgoQR2V0VHJhY2VSZXNwb25zZRISCgp0cmFjZV9qc29uGAEgASgMIkYKDkxvYWRLZXlSZXF1ZXN0Eg4KBHBhdGgYASABKAlIABIOCgR6a2V5GAIgASgMSAASCgoCaWQYAyABKAlCCAoGc291cmNlIsUBCgNLZXkSCgoCaWQYASABKAkSDAoEcGF0aBgCIAEoCRINCgVjdXJ2ZRgDIAEoCRIOCgZuX3ZhcnMYBCABKA0SEAoIbl9wdWJsaWMYBSABKA0SEwoLZG9tYWluX3NpemUYBiABKA0SDQoFYnl0ZXMYByABKAQSEQoJcmVzaWRlbmN5GAggASgJEg0KBXVzZXJzGAkgASgNEhQKDGxvYWRlZF9hdF9tcxgKIAEoBBIXCg9sYXN0X3VzZWRfYXRfbXMYCyABKAQiHQoPRXZpY3RLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIhIKEEV2aWN0S2V5UmVzcG9uc2UiEQoPTGlzdEtleXNSZXF1ZXN0Ii4KEExpc3RLZXlzUmVzcG9uc2USGgoEa2V5cxgBIAMoCzIMLmN1emsudjEuS2V5KnUKCFByaW9yaXR5EhgKFFBSSU9SSVRZX1VOU1BFQ0lGSUVEEAASFQoRUFJJT1JJVFlfQ1JJVElDQUwQARIRCg1QUklPUklUWV9ISUdIEAISEwoPUFJJT1JJVFlfTk9STUFMEAMSEAoMUFJJT1JJVFlfTE9XEAQqsQEKCEpvYlN0YXRlEhkKFUpPQl9TVEFURV9VTlNQRUNJRklFRBAAEhQKEEpPQl9TVEFURV9RVUVVRUQQARIVChFKT0JfU1RBVEVfUlVOTklORxACEhcKE0pPQl9TVEFURV9DT01QTEVURUQQAxIUChBKT0JfU1RBVEVfRkFJTEVEEAQSFwoTSk9CX1NUQVRFX0NBTkNFTExFRBAFEhUKEUpPQl9TVEFURV9FWFBJUkVEEAYyiQcKDlByb3ZpbmdTZXJ2aWNlEj0KC1N1Ym1pdFByb29mEhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EjsKCkF3YWl0UHJvb2YSGi5jdXprLnYxLkF3YWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRIxCgVQcm92ZRIVLmN1emsudjEuUHJvdmVSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI9CgtDYW5jZWxQcm9vZhIbLmN1emsudjEuQ2FuY2VsUHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRJCCglHZXRTdGF0dXMSGS5jdXprLnYxLkdldFN0YXR1c1JlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkUKCkdldE1ldHJpY3MSGi5jdXprLnYxLkdldE1ldHJpY3NSZXF1ZXN0GhsuY3V6ay52MS5HZXRNZXRyaWNzUmVzcG9uc2USPwoIR2V0VHJhY2USGC5jdXprLnYxLkdldFRyYWNlUmVxdWVzdBoZLmN1emsudjEuR2V0VHJhY2VSZXNwb25zZRIwCgdMb2FkS2V5EhcuY3V6ay52MS5Mb2FkS2V5UmVxdWVzdBoMLmN1emsudjEuS2V5Ej8KCEV2aWN0S2V5EhguY3V6ay52MS5FdmljdEtleVJlcXVlc3QaGS5jdXprLnYxLkV2aWN0S2V5UmVzcG9uc2USPwoITGlzdEtleXMSGC5jdXprLnYxLkxpc3RLZXlzUmVxdWVzdBoZLmN1emsudjEuTGlzdEtleXNSZXNwb25zZRI5CghXYXRjaEpvYhIYLmN1emsudjEuV2F0Y2hKb2JSZXF1ZXN0GhEuY3V6ay52MS5Kb2JFdmVudDABEkAKDVVwbG9hZFdpdG5lc3MSFS5jdXprLnYxLldpdG5lc3NDaHVuaxoWLmN1emsudjEuV2l0bmVzc1VwbG9hZCgBEkQKClBhdXNlUXVldWUSGi5jdXprLnYxLlBhdXNlUXVldWVSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJGCgtSZXN1bWVRdWV1ZRIbLmN1emsudjEuUmVzdW1lUXVldWVSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IuUBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCSI3CgxXaXRuZXNzQ2h1bmsSCwoDa2V5GAEgASgJEgwKBHNpemUYAiABKAQSDAoEZGF0YRgDIAEoDCJBCg1XaXRuZXNzVXBsb2FkEhIKCndpdG5lc3NfaWQYASABKAkSDAoEc2l6ZRgCIAEoBBIOCgZzaGEyNTYYAyABKAkiSwoRQXdhaXRQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJEhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyJgCgxQcm92ZVJlcXVlc3QSKAoDam9iGAEgASgLMhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QSFwoKdGltZW91dF9tcxgCIAEoDUgAiAEBQg0KC190aW1lb3V0X21zIiQKEkNhbmNlbFByb29mUmVxdWVzdBIOCgZqb2JfaWQYASABKAkiOwoISm9iUmVwbHkSGQoDam9iGAEgASgLMgwuY3V6ay52MS5Kb2ISFAoMZGVkdXBsaWNhdGVkGAIgASgIIsMDCgNKb2ISCgoCaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgNrZXkYAyABKAkSIwoIcHJpb3JpdHkYBCABKA4yES5jdXprLnYxLlByaW9yaXR5EiAKBXN0YXRlGAUgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZRISCgpwYXJ0aXRpb25zGAYgASgNEhcKD3N1Ym1pdHRlZF9hdF9tcxgHIAEoBBIVCg1zdGFydGVkX2F0X21zGAggASgEEhYKDmZpbmlzaGVkX2F0X21zGAkgASgEEhsKDnF1ZXVlX3Bvc2l0aW9uGAogASgNSACIAQESIwoFZXJyb3IYCyABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsEiQKBnByb29mcxgMIAMoCzIULmN1emsudjEuUHJvb2ZPdXRwdXQSLwoKdGltaW5nc19tcxgNIAMoCzIbLmN1emsudjEuSm9iLlRpbWluZ3NNc0VudHJ5Eg4KBmRldmljZRgOIAEoCRowCg5UaW1pbmdzTXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAE6AjgBQhEKD19xdWV1ZV9wb3NpdGlvbiJNCgtQcm9vZk91dHB1dBImCgVwcm9vZhgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFgoOcHVibGljX3NpZ25hbHMYAiADKAkiZgoLRXJyb3JEZXRhaWwSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg4KBmpvYl9pZBgDIAEoCRIoCgdkZXRhaWxzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIhCg9XYXRjaEpvYlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIqEBCghKb2JFdmVudBIOCgZqb2JfaWQYASABKAkSDQoFYXRfbXMYAiABKAQSIgoFc3RhdGUYAyABKA4yES5jdXprLnYxLkpvYlN0YXRlSAASJAoFcGhhc2UYBCABKAsyEy5jdXprLnYxLlBoYXNlRXZlbnRIABIjCgVlcnJvchgFIAEoCzIULmN1emsudjEuRXJyb3JEZXRhaWxCBwoFZXZlbnQiSQoKUGhhc2VFdmVudBINCgVwaGFzZRgBIAEoCRIRCglwYXJ0aXRpb24YAiABKA0SCgoCbXMYAyABKAESDQoFYnl0ZXMYBCABKAQiEgoQR2V0U3RhdHVzUmVxdWVzdCKuBAoRR2V0U3RhdHVzUmVzcG9uc2USDwoHYmFja2VuZBgBIAEoCRIRCgl1cHRpbWVfbXMYAiABKAQSIAoHZGV2aWNlcxgDIAMoCzIPLmN1emsudjEuRGV2aWNlEhoKBGtleXMYBCADKAsyDC5jdXprLnYxLktleRI2CgZxdWV1ZXMYBSADKAsyJi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlLlF1ZXVlc0VudHJ5Eg8KB3J1bm5pbmcYBiABKA0SHwoGYnVkZ2V0GAcgASgLMg8uY3V6ay52MS5CdWRnZXQSKAoLcGlubmVkX3Bvb2wYCCABKAsyEy5jdXprLnYxLlBpbm5lZFBvb2wSHwoGdG90YWxzGAkgASgLMg8uY3V6ay52MS5Ub3RhbHMSEAoIZHJhaW5pbmcYCiABKAgSDwoHdmVyc2lvbhgLIAEoCRI4Cgdqb3VybmFsGAwgAygLMicuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5Kb3VybmFsRW50cnkSDgoGcGF1c2VkGA0gASgIEhEKCWRhZW1vbl9pZBgOIAEoCRIjCgVmbGVldBgPIAMoCzIULmN1emsudjEuRmxlZXREYWVtb24aLQoLUXVldWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ARouCgxKb3VybmFsRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgNOgI4ASLnAQoLRmxlZXREYWVtb24SCgoCaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIPCgdiYWNrZW5kGAMgASgJEiAKB2RldmljZXMYBCADKAsyDy5jdXprLnYxLkRldmljZRIMCgRrZXlzGAUgAygJEh8KBmJ1ZGdldBgGIAEoCzIPLmN1emsudjEuQnVkZ2V0Eg8KB3J1bm5pbmcYByADKAkSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIXCg9oZWFydGJlYXRfYXRfbXMYCSABKAQSGAoQaGVhcnRiZWF0X2FnZV9tcxgKIAEoBCKMAQoGRGV2aWNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMbWVtb3J5X3RvdGFsGAMgASgEEhMKC21lbW9yeV9mcmVlGAQgASgEEhMKC2N1cnJlbnRfam9iGAUgASgJEhgKC3V0aWxpc2F0aW9uGAYgASgBSACIAQFCDgoMX3V0aWxpc2F0aW9uIkUKCUJ1ZGdldFVzZRIKCgJpZBgBIAEoCRINCgVsaW1pdBgCIAEoBBIMCgR1c2VkGAMgASgEEg8KB3dhaXRlcnMYBCABKA0ibwoGQnVkZ2V0EiAKBGhvc3QYASABKAsyEi5jdXprLnYxLkJ1ZGdldFVzZRIiCgZwaW5uZWQYAiABKAsyEi5jdXprLnYxLkJ1ZGdldFVzZRIfCgNncHUYAyADKAsyEi5jdXprLnYxLkJ1ZGdldFVzZSLZAQoKUGlubmVkUG9vbBIPCgdlbmFibGVkGAEgASgIEg8KB2J1ZmZlcnMYAiABKA0SDQoFYnl0ZXMYAyABKAQSDgoGaW5fdXNlGAQgASgNEhMKC2FsbG9jYXRpb25zGAUgASgEEiAKGGFsbG9jYXRpb25zX2FmdGVyX3dhcm11cBgGIAEoBBIUCgx0YXJnZXRfYnl0ZXMYByABKAQSDwoHZ3Jvd2luZxgIIAEoCBISCgpncm93X3N0YXRlGAkgASgJEhgKEHBhdGhfYWxsb2NhdGlvbnMYCiABKAQicgoGVG90YWxzEhEKCXN1Ym1pdHRlZBgBIAEoBBIRCgljb21wbGV0ZWQYAiABKAQSDgoGZmFpbGVkGAMgASgEEhEKCWNhbmNlbGxlZBgEIAEoBBIPCgdleHBpcmVkGAUgASgEEg4KBnByb29mcxgGIAEoBCITChFHZXRNZXRyaWNzUmVxdWVzdCIiChJHZXRNZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSIiCg9HZXRUcmFjZVJlcXVlc3QSDwoHc2Vjb25kcxgBIAEoDSImChBHZXRUcmFjZVJlc3BvbnNlEhIKCnRyYWNlX2pzb24YASABKAwiRgoOTG9hZEtleVJlcXVlc3QSDgoEcGF0aBgBIAEoCUgAEg4KBHprZXkYAiABKAxIABIKCgJpZBgDIAEoCUIICgZzb3VyY2UixQEKA0tleRIKCgJpZBgBIAEoCRIMCgRwYXRoGAIgASgJEg0KBWN1cnZlGAMgASgJEg4KBm5fdmFycxgEIAEoDRIQCghuX3B1YmxpYxgFIAEoDRITCgtkb21haW5fc2l6ZRgGIAEoDRINCgVieXRlcxgHIAEoBBIRCglyZXNpZGVuY3kYCCABKAkSDQoFdXNlcnMYCSABKA0SFAoMbG9hZGVkX2F0X21zGAogASgEEhcKD2xhc3RfdXNlZF9hdF9tcxgLIAEoBCIdCg9FdmljdEtleVJlcXVlc3QSCgoCaWQYASABKAkiEgoQRXZpY3RLZXlSZXNwb25zZSIRCg9MaXN0S2V5c1JlcXVlc3QiLgoQTGlzdEtleXNSZXNwb25zZRIaCgRrZXlzGAEgAygLMgwuY3V6ay52MS5LZXkqdQoIUHJpb3JpdHkSGAoUUFJJT1JJVFlfVU5TUEVDSUZJRUQQABIVChFQUklPUklUWV9DUklUSUNBTBABEhEKDVBSSU9SSVRZX0hJR0gQAhITCg9QUklPUklUWV9OT1JNQUwQAxIQCgxQUklPUklUWV9MT1cQBCqxAQoISm9iU3RhdGUSGQoVSk9CX1NUQVRFX1VOU1BFQ0lGSUVEEAASFAoQSk9CX1NUQVRFX1FVRVVFRBABEhUKEUpPQl9TVEFURV9SVU5OSU5HEAISFwoTSk9CX1NUQVRFX0NPTVBMRVRFRBADEhQKEEpPQl9TVEFURV9GQUlMRUQQBBIXChNKT0JfU1RBVEVfQ0FOQ0VMTEVEEAUSFQoRSk9CX1NUQVRFX0VYUElSRUQQBjKJBwoOUHJvdmluZ1NlcnZpY2USPQoLU3VibWl0UHJvb2YSGy5jdXprLnYxLlN1Ym1pdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSOwoKQXdhaXRQcm9vZhIaLmN1emsudjEuQXdhaXRQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EjEKBVByb3ZlEhUuY3V6ay52MS5Qcm92ZVJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5Ej0KC0NhbmNlbFByb29mEhsuY3V6ay52MS5DYW5jZWxQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EkIKCUdldFN0YXR1cxIZLmN1emsudjEuR2V0U3RhdHVzUmVxdWVzdBoaLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2USRQoKR2V0TWV0cmljcxIaLmN1emsudjEuR2V0TWV0cmljc1JlcXVlc3QaGy5jdXprLnYxLkdldE1ldHJpY3NSZXNwb25zZRI/CghHZXRUcmFjZRIYLmN1emsudjEuR2V0VHJhY2VSZXF1ZXN0GhkuY3V6ay52MS5HZXRUcmFjZVJlc3BvbnNlEjAKB0xvYWRLZXkSFy5jdXprLnYxLkxvYWRLZXlSZXF1ZXN0GgwuY3V6ay52MS5LZXkSPwoIRXZpY3RLZXkSGC5jdXprLnYxLkV2aWN0S2V5UmVxdWVzdBoZLmN1emsudjEuRXZpY3RLZXlSZXNwb25zZRI/CghMaXN0S2V5cxIYLmN1emsudjEuTGlzdEtleXNSZXF1ZXN0GhkuY3V6ay52MS5MaXN0S2V5c1Jlc3BvbnNlEjkKCFdhdGNoSm9iEhguY3V6ay52MS5XYXRjaEpvYlJlcXVlc3QaES5jdXprLnYxLkpvYkV2ZW50MAESQAoNVXBsb2FkV2l0bmVzcxIVLmN1emsudjEuV2l0bmVzc0NodW5rGhYuY3V6ay52MS5XaXRuZXNzVXBsb2FkKAESRAoKUGF1c2VRdWV1ZRIaLmN1emsudjEuUGF1c2VRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkYKC1Jlc3VtZVF1ZXVlEhsuY3V6ay52MS5SZXN1bWVRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
  * @generated from message cuzk.v1.PauseQueueRequest
@@ -601,6 +601,19 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
    * @generated from field: bool paused = 13;
    */
   paused: boolean;
+
+  /**
+   * With a PostgreSQL store: this daemon's id, and every daemon sharing the queue (this one
+   * included) as its last heartbeat described it. Empty with the SQLite journal.
+   *
+   * @generated from field: string daemon_id = 14;
+   */
+  daemonId: string;
+
+  /**
+   * @generated from field: repeated cuzk.v1.FleetDaemon fleet = 15;
+   */
+  fleet: FleetDaemon[];
 };
 
 /**
@@ -609,6 +622,74 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
   messageDesc(file_cuzk_v1_cuzk, 16);
+
+/**
+ * @generated from message cuzk.v1.FleetDaemon
+ */
+export type FleetDaemon = Message<"cuzk.v1.FleetDaemon"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * @generated from field: string backend = 3;
+   */
+  backend: string;
+
+  /**
+   * @generated from field: repeated cuzk.v1.Device devices = 4;
+   */
+  devices: Device[];
+
+  /**
+   * Ids of the keys it holds.
+   *
+   * @generated from field: repeated string keys = 5;
+   */
+  keys: string[];
+
+  /**
+   * @generated from field: cuzk.v1.Budget budget = 6;
+   */
+  budget?: Budget | undefined;
+
+  /**
+   * Ids of the jobs it has claimed and not finished.
+   *
+   * @generated from field: repeated string running = 7;
+   */
+  running: string[];
+
+  /**
+   * @generated from field: uint64 started_at_ms = 8;
+   */
+  startedAtMs: bigint;
+
+  /**
+   * @generated from field: uint64 heartbeat_at_ms = 9;
+   */
+  heartbeatAtMs: bigint;
+
+  /**
+   * Since its last heartbeat, by the database's clock: more than the lease means its jobs are requeued.
+   *
+   * @generated from field: uint64 heartbeat_age_ms = 10;
+   */
+  heartbeatAgeMs: bigint;
+};
+
+/**
+ * Describes the message cuzk.v1.FleetDaemon.
+ * Use `create(FleetDaemonSchema)` to create a new message.
+ */
+export const FleetDaemonSchema: GenMessage<FleetDaemon> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 17);
 
 /**
  * @generated from message cuzk.v1.Device
@@ -652,7 +733,7 @@ export type Device = Message<"cuzk.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 17);
+  messageDesc(file_cuzk_v1_cuzk, 18);
 
 /**
  * @generated from message cuzk.v1.BudgetUse
@@ -684,7 +765,7 @@ export type BudgetUse = Message<"cuzk.v1.BudgetUse"> & {
  * Use `create(BudgetUseSchema)` to create a new message.
  */
 export const BudgetUseSchema: GenMessage<BudgetUse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 18);
+  messageDesc(file_cuzk_v1_cuzk, 19);
 
 /**
  * @generated from message cuzk.v1.Budget
@@ -711,7 +792,7 @@ export type Budget = Message<"cuzk.v1.Budget"> & {
  * Use `create(BudgetSchema)` to create a new message.
  */
 export const BudgetSchema: GenMessage<Budget> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 19);
+  messageDesc(file_cuzk_v1_cuzk, 20);
 
 /**
  * @generated from message cuzk.v1.PinnedPool
@@ -781,7 +862,7 @@ export type PinnedPool = Message<"cuzk.v1.PinnedPool"> & {
  * Use `create(PinnedPoolSchema)` to create a new message.
  */
 export const PinnedPoolSchema: GenMessage<PinnedPool> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 20);
+  messageDesc(file_cuzk_v1_cuzk, 21);
 
 /**
  * @generated from message cuzk.v1.Totals
@@ -823,7 +904,7 @@ export type Totals = Message<"cuzk.v1.Totals"> & {
  * Use `create(TotalsSchema)` to create a new message.
  */
 export const TotalsSchema: GenMessage<Totals> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 21);
+  messageDesc(file_cuzk_v1_cuzk, 22);
 
 /**
  * @generated from message cuzk.v1.GetMetricsRequest
@@ -836,7 +917,7 @@ export type GetMetricsRequest = Message<"cuzk.v1.GetMetricsRequest"> & {
  * Use `create(GetMetricsRequestSchema)` to create a new message.
  */
 export const GetMetricsRequestSchema: GenMessage<GetMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 22);
+  messageDesc(file_cuzk_v1_cuzk, 23);
 
 /**
  * @generated from message cuzk.v1.GetMetricsResponse
@@ -853,7 +934,7 @@ export type GetMetricsResponse = Message<"cuzk.v1.GetMetricsResponse"> & {
  * Use `create(GetMetricsResponseSchema)` to create a new message.
  */
 export const GetMetricsResponseSchema: GenMessage<GetMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 23);
+  messageDesc(file_cuzk_v1_cuzk, 24);
 
 /**
  * @generated from message cuzk.v1.GetTraceRequest
@@ -870,7 +951,7 @@ export type GetTraceRequest = Message<"cuzk.v1.GetTraceRequest"> & {
  * Use `create(GetTraceRequestSchema)` to create a new message.
  */
 export const GetTraceRequestSchema: GenMessage<GetTraceRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 24);
+  messageDesc(file_cuzk_v1_cuzk, 25);
 
 /**
  * @generated from message cuzk.v1.GetTraceResponse
@@ -889,7 +970,7 @@ export type GetTraceResponse = Message<"cuzk.v1.GetTraceResponse"> & {
  * Use `create(GetTraceResponseSchema)` to create a new message.
  */
 export const GetTraceResponseSchema: GenMessage<GetTraceResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 25);
+  messageDesc(file_cuzk_v1_cuzk, 26);
 
 /**
  * @generated from message cuzk.v1.LoadKeyRequest
@@ -929,7 +1010,7 @@ export type LoadKeyRequest = Message<"cuzk.v1.LoadKeyRequest"> & {
  * Use `create(LoadKeyRequestSchema)` to create a new message.
  */
 export const LoadKeyRequestSchema: GenMessage<LoadKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 26);
+  messageDesc(file_cuzk_v1_cuzk, 27);
 
 /**
  * @generated from message cuzk.v1.Key
@@ -998,7 +1079,7 @@ export type Key = Message<"cuzk.v1.Key"> & {
  * Use `create(KeySchema)` to create a new message.
  */
 export const KeySchema: GenMessage<Key> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 27);
+  messageDesc(file_cuzk_v1_cuzk, 28);
 
 /**
  * @generated from message cuzk.v1.EvictKeyRequest
@@ -1015,7 +1096,7 @@ export type EvictKeyRequest = Message<"cuzk.v1.EvictKeyRequest"> & {
  * Use `create(EvictKeyRequestSchema)` to create a new message.
  */
 export const EvictKeyRequestSchema: GenMessage<EvictKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 28);
+  messageDesc(file_cuzk_v1_cuzk, 29);
 
 /**
  * @generated from message cuzk.v1.EvictKeyResponse
@@ -1028,7 +1109,7 @@ export type EvictKeyResponse = Message<"cuzk.v1.EvictKeyResponse"> & {
  * Use `create(EvictKeyResponseSchema)` to create a new message.
  */
 export const EvictKeyResponseSchema: GenMessage<EvictKeyResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 29);
+  messageDesc(file_cuzk_v1_cuzk, 30);
 
 /**
  * @generated from message cuzk.v1.ListKeysRequest
@@ -1041,7 +1122,7 @@ export type ListKeysRequest = Message<"cuzk.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 30);
+  messageDesc(file_cuzk_v1_cuzk, 31);
 
 /**
  * @generated from message cuzk.v1.ListKeysResponse
@@ -1058,7 +1139,7 @@ export type ListKeysResponse = Message<"cuzk.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 31);
+  messageDesc(file_cuzk_v1_cuzk, 32);
 
 /**
  * @generated from enum cuzk.v1.Priority
