@@ -7,7 +7,8 @@
 // `npm run bench -- engine [--size 16 | --circuit z --witness w] [--jobs 20] [--compare pinned:off] ...`:
 // the engine under a stream of jobs (src/engine/bench-stream.ts, what `cuzk bench` runs), appended too;
 // with `--remote self|host:port [--clients 10]` the same stream through a daemon (src/dev/bench-daemon.ts),
-// in-process / gRPC / Connect side by side.
+// in-process / gRPC / Connect side by side; `--dashboard-capture DIR` keeps the daemon's dashboard frames
+// of each window (src/dev/dashboard-capture.ts) for scripts/dashboard-replay.mjs.
 // `npm run bench -- fleet [--daemons 3] [--jobs 30]`: daemons sharing one PostgreSQL queue against one (bench/fleet.ts).
 import { execSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -162,8 +163,11 @@ async function benchRemoteMode(r: BenchResult, m: RemoteMode): Promise<void> {
   const d = await benchDaemon({
     remote: m.remote, zkey: m.zkey, witness: new Uint8Array(readFileSync(m.wtns)), jobs: r.run.jobs, warmup: r.run.warmup, clients,
     engine: { backend: m.backend, threads: m.threads }, token: optFlag('token'), uploadKey: process.argv.includes('--upload-key'), onProgress,
-    tracePath: optFlag('trace') === undefined ? undefined : daemonTracePath(optFlag('trace')!),
+    tracePath: optFlag('trace') === undefined ? undefined : daemonTracePath(optFlag('trace')!), dashboardCapture: optFlag('dashboard-capture'),
   });
+  for (const s of [d.grpc, d.connect]) {
+    if (s.dashboard) console.log(`dashboard frames, ${s.protocol}: ${s.dashboard.fetched} fetched, the last ${s.dashboard.kept} in ${s.dashboard.file}${s.dashboard.problems.length ? ` (problems: ${s.dashboard.problems.join('; ')})` : ''}`);
+  }
   const rows = compareRows(r.run, d);
   const [head, ...body] = compareTable(rows);
   const table = [`| metric | ${head!.slice(1).join(' | ')} |`, '|---|---|---|---|', ...body.map((cells) => `| ${cells.join(' | ')} |`)];
@@ -202,6 +206,7 @@ async function benchEngineMode(): Promise<void> {
   const num = (name: string) => (optFlag(name) === undefined ? undefined : Number(optFlag(name)));
   const remote = optFlag('remote');
   if (remote !== undefined && flag('compare', '') !== '') throw new Error('--remote and --compare pinned:off are separate runs: give one of them');
+  if (remote === undefined && optFlag('dashboard-capture') !== undefined) throw new Error('--dashboard-capture DIR goes with --remote self|host:port: it captures the daemon\'s dashboard');
   if (remote !== undefined) await checkRemote(remote, optFlag('token'));
   const backend = flag('backend', 'auto') as 'auto' | 'cpu' | 'cuda';
   const threads = num('threads') ?? 0;
@@ -271,7 +276,7 @@ else {
     'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N] [--rapidsnark PATH]',
     '       npm run bench -- engine [--size K [--curve C] | --circuit Z --witness W] [--jobs N] [--warmup W] [--concurrency C]',
     '                               [--compare pinned:off] [--trace out.json] [--backend cpu|cuda|auto] [--threads N]',
-    '                               [--remote self|host:port [--clients N] [--token T] [--upload-key]]',
+    '                               [--remote self|host:port [--clients N] [--token T] [--upload-key] [--dashboard-capture DIR]]',
     '       npm run bench -- fleet [--size K] [--curve C] [--jobs N] [--clients C] [--daemons D]',
     '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
   ].join('\n'));

@@ -5,7 +5,7 @@
 // uptime per device, the delta over the window), submit MB/s (witness bytes / time inside submit
 // calls), and every returned proof verified again here with cuzk's verifier: the daemon verified it
 // before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
 import type { DaemonStatus } from '../client/convert.js';
@@ -16,6 +16,7 @@ import { CuzkError } from '../errors.js';
 import { parseProofJson, parsePublicJson } from '../formats/proof-json.js';
 import { verificationKeyFromZkey, type VerificationKey } from '../formats/vkey-json.js';
 import { ZkeyFile } from '../formats/zkey.js';
+import { captureDashboard, snapshotUrl, writeCapture, type DashboardCapture } from './dashboard-capture.js';
 import { startServeChild } from './serve-child.js';
 
 export type Protocol = 'grpc' | 'connect';
@@ -34,6 +35,8 @@ export interface DaemonBenchOptions {
   uploadKey?: boolean;
   /** 'self' only: the daemon child writes its Perfetto trace (both protocols' runs) here on shutdown. */
   tracePath?: string;
+  /** A folder: the dashboard's frames of each protocol's window, one a second, go to dashboard-<protocol>.json there. */
+  dashboardCapture?: string;
   onProgress?: (phase: string, done: number, total: number) => void;
 }
 
@@ -51,6 +54,8 @@ export interface RemoteStats extends RunCounts {
   /** Proofs received (warm-up included) and those that verified here. */
   proofsReceived: number;
   verifiedHere: number;
+  /** --dashboard-capture: where this window's frames went */
+  dashboard?: { file: string; fetched: number; kept: number; problems: string[] };
 }
 
 export interface DaemonBenchResult {
@@ -139,11 +144,20 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
   progress(`${name} warm-up`, 0, opts.warmup);
   let t0 = 0;
   let s0: Promise<DaemonStatus> | undefined;
+  let capture: DashboardCapture | undefined;
+  let dashboard: RemoteStats['dashboard'];
   const { warm, run } = await pump(clients, keyId, opts.witness, opts.warmup, opts.jobs, (d) => progress(`${name} proving`, d, opts.jobs), () => {
     t0 = performance.now();
     s0 = statusClient.status();
+    if (opts.dashboardCapture !== undefined) capture = captureDashboard({ address, token: opts.token });
   });
   const wallMs = performance.now() - t0;
+  if (capture) {
+    const c = await capture.stop();
+    const file = path.join(opts.dashboardCapture!, `dashboard-${protocol}.json`);
+    const kept = writeCapture(file, `${name} window, ${opts.jobs} jobs, ${opts.clients} clients`, c);
+    dashboard = { file, fetched: c.fetched, kept, problems: c.problems };
+  }
   const s1 = await statusClient.status();
   const busy0 = gpuBusyMs(await s0!);
   const busy1 = gpuBusyMs(s1);
@@ -167,6 +181,7 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
     submit: submitStats(opts.witness.length, run.submitMs),
     proofsReceived: proofs.length,
     verifiedHere: check.verified,
+    ...(dashboard ? { dashboard } : {}),
   };
 }
 
@@ -180,6 +195,10 @@ function readVerificationKey(zkey: string): VerificationKey {
 }
 
 async function onDaemon(address: string, opts: DaemonBenchOptions): Promise<Omit<DaemonBenchResult, 'self'>> {
+  if (opts.dashboardCapture !== undefined) {
+    snapshotUrl(address); // a unix socket fails here, before any job
+    mkdirSync(opts.dashboardCapture, { recursive: true });
+  }
   const client = new CuzkClient({ address, token: opts.token });
   const key = opts.uploadKey ? await client.loadKey({ zkey: new Uint8Array(readFileSync(opts.zkey)) }) : await client.loadKey({ path: path.resolve(opts.zkey) });
   const vk = readVerificationKey(opts.zkey);

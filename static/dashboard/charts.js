@@ -52,8 +52,36 @@
     } else this.plot.setData(data);
   };
 
+  var RECENT_S = 10;
+
+  /** Each lane's mean busy % over the newest RECENT_S whole bins of the frame: the newest bin, still
+   * filling (spans land when they end), is left out. */
+  dash.recentBusy = function (frame) {
+    var t = frame.series.t;
+    var whole = t.filter(function (at) { return at + 1000 <= frame.at; }).length;
+    var from = Math.max(0, whole - RECENT_S);
+    return frame.series.busy.map(function (b) {
+      var ys = b.y.slice(from, whole);
+      var mean = ys.length ? ys.reduce(function (a, y) { return a + y; }, 0) / ys.length : 0;
+      return { lane: b.lane, pct: +(100 * mean).toFixed(1) };
+    });
+  };
+
+  function renderRecent(frame) {
+    var box = document.getElementById('busy-recent');
+    box.replaceChildren();
+    dash.recentBusy(frame).forEach(function (r, i) {
+      var s = document.createElement('span');
+      s.textContent = (i ? ' · ' : '') + r.lane + ' ' + r.pct.toFixed(1) + ' %';
+      s.dataset.stat = 'busy.' + r.lane;
+      s.dataset.value = String(r.pct);
+      box.appendChild(s);
+    });
+  }
+
   var busy, h2d;
   dash.renderCharts = function (frame) {
+    renderRecent(frame);
     busy = busy || new History('chart-busy', 'busy %', [0, 100]);
     h2d = h2d || new History('chart-h2d', 'GB/s', null);
     var pct = frame.series.busy.map(function (b) { return { lane: b.lane, y: b.y.map(function (f) { return +(100 * f).toFixed(1); }) }; });
