@@ -8,7 +8,7 @@ cd "$root"
 aside=$(mktemp -d)
 moved=()
 # compilers, code generators and build leftovers; the run needs none of them
-for p in typescript @typescript circom2 circomlib @bufbuild/buf @bufbuild/buf-linux-x64 @bufbuild/protoplugin wasmcurves/test @types \
+for p in playwright-core typescript @typescript circom2 circomlib @bufbuild/buf @bufbuild/buf-linux-x64 @bufbuild/protoplugin wasmcurves/test @types \
          better-sqlite3/deps better-sqlite3/build/Release/obj better-sqlite3/build/Release/obj.target better-sqlite3/build/Release/sqlite3.a; do
   if [ -e "node_modules/$p" ]; then mkdir -p "$aside/$(dirname "$p")"; mv "node_modules/$p" "$aside/$p"; moved+=("$p"); fi
 done
