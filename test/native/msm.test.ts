@@ -14,6 +14,9 @@ import { createRng } from '../helpers/rng.js';
 const rng = createRng();
 const seedNote = `(CUZK_TEST_SEED=${rng.seed})`;
 const SIZES = [0, 1, 2, 3, 17, 100, 1000];
+// BN254 G1 splits scalars by its endomorphism, k = k1 + k2·λ (native/msm/glv.hpp): λ, its
+// neighbours and its negation give k1 or k2 at 0 or at the ends of their ranges.
+const LAMBDA_BN128 = 21888242871839275217838484774961031246154997185409878258781734729429964517155n;
 
 const scalarBytes = (ks: bigint[]) => concat(ks.map((k) => toLe(k, 32)));
 
@@ -69,7 +72,9 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
       it('zero, one, r-1, >= r and mixed scalars', () => {
         const n = 100;
         const pts = set.bytes.subarray(0, n * G.bytes);
-        const mixed = [0n, 1n, 2n, 3n, r - 1n, r - 2n, r, r + 1n, (1n << 256n) - 1n, 255n, 1n << 128n];
+        const L = LAMBDA_BN128;
+        const mixed = [0n, 1n, 2n, 3n, r - 1n, r - 2n, r, r + 1n, (1n << 256n) - 1n, 255n, 1n << 128n, (1n << 127n) - 1n,
+          L, L - 1n, L + 1n, r - L, 2n * L, (L * L) % r, (r - 1n) / 2n, (r + 1n) / 2n];
         const sets: Record<string, bigint[]> = {
           zeros: Array(n).fill(0n),
           ones: Array(n).fill(1n),
