@@ -78,10 +78,6 @@ export class FleetMember {
     this.#reaper = new LeaseReaper(this.claims, this.fleet, { leaseMs, log, publish: (ch, payload) => this.#publish(ch, payload) });
   }
 
-  get notices(): boolean {
-    return this.#notices;
-  }
-
   async start(address: string, runner: ClaimRunner): Promise<void> {
     this.#address = address;
     this.#runner = runner;

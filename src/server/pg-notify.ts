@@ -1,6 +1,6 @@
 // Whether the fleet's database delivers LISTEN/NOTIFY (store.notify: auto | on | off). PostgreSQL
 // does; CockroachDB has no LISTEN, YugabyteDB only with a flag, and a pooler in transaction mode
-// accepts LISTEN and delivers nothing. So `auto` proves a round trip instead of trusting that the
+// accepts LISTEN without keeping it. So `auto` proves a round trip instead of trusting that the
 // statements succeed: on a connection of its own (it cannot abort a job's transaction), LISTEN on a
 // probe channel, pg_notify on it, and the notification must come back within a bound. Without
 // notices the fleet polls (fleet-member.ts): idle daemons claim by their 1 s timer, and cancels and
@@ -53,7 +53,7 @@ export async function probeNotices(url: string, timeoutMs = 2000): Promise<strin
         return `${what} refused: ${(err as Error).message}`;
       }
     }
-    return (await back) ? undefined : `LISTEN and pg_notify() were accepted but no notification came back within ${timeoutMs} ms (a pooler in transaction mode?)`;
+    return (await back) ? undefined : `LISTEN and pg_notify() were accepted but no notification came back within ${timeoutMs} ms (a pooler in transaction mode? set store.notify = off there)`;
   } finally {
     clearTimeout(timer);
     await c.end().catch(() => undefined);
