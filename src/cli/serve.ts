@@ -55,7 +55,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   }
   const engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log });
   // on PostgreSQL the daemon claims from a queue other daemons may share
-  const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log);
+  const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log, cfg.storeNotify);
   const daemon = new Daemon({ cfg, engine, store, log, version, fleet, packageRoot });
   try {
     await daemon.start();

@@ -10,6 +10,7 @@ import type { EngineConfig } from '../engine/api.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 import { OPTIONS, type OptionDef } from './config-options.js';
 import { parseStoreUrl, redactUrl } from './pg-faults.js';
+import type { NotifyMode } from './pg-notify.js';
 
 export interface ServeConfig {
   listen: string;
@@ -22,6 +23,7 @@ export interface ServeConfig {
   storeUrl: string;
   leaseMs: number;
   storePoolSize: number;
+  storeNotify: NotifyMode;
   advertise: string;
   witnessWaitMs: number;
   keyDirs: string[];
@@ -137,6 +139,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
   if (cfg.storeUrl) parseStoreUrl(cfg.storeUrl);
+  if (!['auto', 'on', 'off'].includes(cfg.storeNotify)) throw new InputError('E_INVALID_ARG', `store.notify must be auto, on or off, got "${cfg.storeNotify}"`);
   if (cfg.storePoolSize < 1) throw new InputError('E_INVALID_ARG', `store.pool_size must be at least 1 connection, got ${cfg.storePoolSize}`);
   if (cfg.advertise && !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(cfg.advertise)) throw new InputError('E_INVALID_ARG', `store.advertise must be host:port (how the other daemons reach this one), got "${cfg.advertise}"`);
   if (cfg.leaseMs < 1000) throw new InputError('E_INVALID_ARG', `store.lease_ms must be at least 1000 (heartbeats renew it every third), got ${cfg.leaseMs}`);

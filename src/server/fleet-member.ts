@@ -6,16 +6,21 @@
 // leases (lease / 3) and rewrites its row in `daemons` (GetStatus's fleet); a cancel asked of any daemon
 // reaches the owner by NOTIFY (or, if that was missed, by the next heartbeat). Results are fenced: a
 // late one is discarded and counted (cuzk_fleet_late_results_total).
+// On a database without LISTEN/NOTIFY (store.notify, pg-notify.ts) nothing calls pg_notify: what
+// would be a notice is delivered to this daemon only, idle daemons find jobs by the 1 s claim timer,
+// and once a second one store read of the jobs it runs or spooled witnesses for brings cancels and
+// job ends from other daemons (Await and WatchJob on other daemons already read the store each second).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import type { JobInfo, ProvingEngine } from '../engine/api.js';
+import { TERMINAL_STATES, type JobInfo, type ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import type { StoredJob } from './job-store.js';
 import { KeyHashes } from './key-hash.js';
 import { LeaseReaper } from './lease-reaper.js';
 import { CHANNELS, PgClaims, type FreeBudget } from './pg-claims.js';
 import { PgFleet, QueueListener, type FleetMember as Member } from './pg-fleet.js';
+import { decideNotices, probeNotices, type NotifyMode } from './pg-notify.js';
 
 /** What the fleet asks of the daemon's JobService. */
 export interface ClaimRunner {
@@ -25,7 +30,11 @@ export interface ClaimRunner {
   cancelHere(id: string, superseded: boolean): void;
   /** A job ended somewhere in the fleet (what this daemon spooled for it can go). */
   ended(id: string): void;
+  /** Jobs accepted here whose end this daemon must hear of (their spooled witnesses). */
+  watched(): Iterable<string>;
 }
+
+const TERMINAL = new Set<string>(TERMINAL_STATES);
 
 interface Held {
   attempt: number;
@@ -48,39 +57,91 @@ export class FleetMember {
   #claiming = false;
   #again = false;
   #stopped = false;
+  /** LISTEN/NOTIFY in use (decided at start from store.notify). */
+  #notices = true;
+  #polling = false;
+  /** Held jobs a cancel (or a drop) was applied to: applied once, whichever path brought it. */
+  readonly #cancelApplied = new Set<string>();
   readonly stats = { claims: 0, resident: 0, lateResults: 0, claimMs: [] as number[] };
 
   constructor(
     pool: pg.Pool,
-    url: string,
+    private readonly url: string,
     private readonly engine: ProvingEngine,
     private readonly leaseMs: number,
     private readonly log: Logger,
+    private readonly notify: NotifyMode = 'auto',
   ) {
     this.claims = new PgClaims(pool);
     this.fleet = new PgFleet(pool);
     this.#listener = new QueueListener(url, (ch, payload) => this.#notified(ch, payload), log);
-    this.#reaper = new LeaseReaper(this.claims, this.fleet, { leaseMs, log, onRequeued: () => this.wake() });
+    this.#reaper = new LeaseReaper(this.claims, this.fleet, { leaseMs, log, publish: (ch, payload) => this.#publish(ch, payload) });
   }
 
   async start(address: string, runner: ClaimRunner): Promise<void> {
     this.#address = address;
     this.#runner = runner;
-    await this.#listener.start();
+    const d = await decideNotices(this.notify, () => probeNotices(this.url));
+    this.#notices = d.notices;
+    if (d.notices) await this.#listener.start();
+    else {
+      const cost = 'queue notices off: idle daemons find new jobs by their 1 s claim timer, and cancels and job ends reach other daemons by a store read once a second (up to 1 s later than by LISTEN/NOTIFY)';
+      if (this.notify === 'off') this.log.info({ why: d.why }, cost);
+      else this.log.warn({ why: d.why }, `the database does not deliver LISTEN/NOTIFY: ${cost}`);
+    }
     await this.#beat();
     this.#reaper.start();
     this.#timers = [
       setInterval(() => void this.#beat(), Math.max(200, this.leaseMs / 3)),
       setInterval(() => this.wake(), 1000),
     ];
+    if (!d.notices) this.#timers.push(setInterval(() => void this.#poll(), 1000));
     for (const t of this.#timers) t.unref();
-    this.log.info({ daemonId: this.id, leaseMs: this.leaseMs }, 'joined the fleet: claiming jobs from the shared queue');
+    this.log.info({ daemonId: this.id, leaseMs: this.leaseMs, notices: d.notices ? 'listen/notify' : 'polling' }, 'joined the fleet: claiming jobs from the shared queue');
     this.wake();
   }
 
   /** Tells every daemon a job is queued. */
   async announce(): Promise<void> {
-    await this.claims.notify(CHANNELS.jobs);
+    await this.#publish(CHANNELS.jobs);
+  }
+
+  /** A notice to every daemon by NOTIFY; without notices to this one only (the others poll). */
+  async #publish(channel: string, payload = ''): Promise<void> {
+    if (this.#notices) await this.claims.notify(channel, payload);
+    else this.#notified(channel, payload);
+  }
+
+  /** Without notices: the jobs this daemon runs or spooled witnesses for, read once a second; a job
+   * ended elsewhere (or gone) is a done notice, a cancel asked of another daemon a cancel notice. */
+  async #poll(): Promise<void> {
+    const ids = [...new Set([...this.#held.keys(), ...(this.#runner?.watched() ?? [])])];
+    if (this.#polling || this.#stopped || ids.length === 0) return;
+    this.#polling = true;
+    try {
+      const rows = new Map((await this.claims.states(ids)).map((r) => [r.id, r]));
+      for (const id of ids) {
+        const r = rows.get(id);
+        if (!r || TERMINAL.has(r.state)) this.#notified(CHANNELS.done, id);
+        else if (r.cancelRequested && r.owner === this.id) this.#notified(CHANNELS.cancel, id);
+      }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'reading the state of this daemon\'s jobs failed: retried in 1 s');
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** Applies a cancel (or a drop of a duplicate run) to a job held here, once. */
+  #cancelHere(id: string, superseded: boolean): void {
+    if (!this.#held.has(id) || this.#cancelApplied.has(id)) return;
+    try {
+      this.#runner?.cancelHere(id, superseded);
+      this.#cancelApplied.add(id);
+    } catch (err) {
+      // claimed but not yet in the engine: the next heartbeat (or poll) applies it
+      this.log.debug({ jobId: id, err: (err as Error).message }, 'cancel not applied yet');
+    }
   }
 
   /** Claims until nothing fits or its hands are full; a call during a pass runs one more pass. */
@@ -154,8 +215,9 @@ export class FleetMember {
   async finish(info: JobInfo): Promise<boolean> {
     const held = this.#held.get(info.id);
     this.#held.delete(info.id);
+    this.#cancelApplied.delete(info.id);
     const ok = await this.claims.finish(info, { owner: this.id, attempt: held?.attempt ?? -1 });
-    if (ok) await this.claims.notify(CHANNELS.done, info.id);
+    if (ok) await this.#publish(CHANNELS.done, info.id);
     else {
       this.stats.lateResults++;
       this.log.warn({ jobId: info.id, state: info.state, attempt: held?.attempt }, 'late result discarded: the job already ended, or another daemon holds it now');
@@ -164,15 +226,15 @@ export class FleetMember {
     return ok;
   }
 
-  /** Cancels a job that is not running here: at once if queued, else by NOTIFY to its owner. */
+  /** Cancels a job that is not running here: at once if queued, else by NOTIFY (or its poll) to its owner. */
   async cancel(info: JobInfo): Promise<'cancelled' | 'requested' | 'none'> {
     if (await this.claims.cancelQueued(info)) {
-      await this.claims.notify(CHANNELS.done, info.id);
+      await this.#publish(CHANNELS.done, info.id);
       return 'cancelled';
     }
     const owner = await this.claims.requestCancel(info.id);
     if (owner === undefined) return 'none';
-    await this.claims.notify(CHANNELS.cancel, info.id);
+    await this.#publish(CHANNELS.cancel, info.id);
     this.log.info({ jobId: info.id, owner }, 'cancel sent to the daemon running the job');
     return 'requested';
   }
@@ -195,21 +257,20 @@ export class FleetMember {
 
   #notified(channel: string, payload: string): void {
     if (channel === CHANNELS.jobs) this.wake();
-    else if (channel === CHANNELS.cancel && this.#held.has(payload)) this.#runner?.cancelHere(payload, false);
+    else if (channel === CHANNELS.cancel) this.#cancelHere(payload, false);
     else if (channel === CHANNELS.done) {
       for (const w of [...(this.#waiters.get(payload) ?? [])]) w();
       this.#runner?.ended(payload);
       // our run of a job that another daemon finished first (its lease had expired here): drop it
-      if (this.#held.has(payload) && this.engine.get(payload) && !['completed', 'failed', 'cancelled', 'expired'].includes(this.engine.get(payload)!.state)) {
-        this.#runner?.cancelHere(payload, true);
-      }
+      const here = this.engine.get(payload);
+      if (here && !TERMINAL.has(here.state)) this.#cancelHere(payload, true);
     }
   }
 
   async #beat(): Promise<void> {
     try {
       const { cancelRequested } = await this.claims.renew(this.id, this.leaseMs);
-      for (const id of cancelRequested) if (this.#held.has(id)) this.#runner?.cancelHere(id, false);
+      for (const id of cancelRequested) this.#cancelHere(id, false);
       const s = this.engine.status();
       await this.fleet.beat(this.id, {
         address: this.#address, backend: s.backend, running: [...this.#held.keys()],
@@ -224,6 +285,7 @@ export class FleetMember {
   /** Gives a claimed job back to the queue (it could not be started here). */
   async giveBack(id: string): Promise<void> {
     this.#held.delete(id);
+    this.#cancelApplied.delete(id);
     await this.claims.release(this.id, [id]);
     await this.announce();
   }
@@ -246,7 +308,7 @@ export class FleetMember {
     this.#stopped = true;
     for (const t of this.#timers) clearInterval(t);
     this.#reaper.stop();
-    await this.#listener.close();
+    if (this.#notices) await this.#listener.close();
     try {
       const n = await this.claims.release(this.id, unfinished);
       if (n > 0) this.log.info({ requeued: n }, 'unfinished jobs given back to the shared queue');

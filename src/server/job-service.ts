@@ -7,7 +7,7 @@
 // With a fleet (a PostgreSQL queue shared by several daemons, fleet-member.ts) a submitted job is
 // only journaled and announced: whichever daemon claims it runs it (runClaimed), its result is
 // recorded fenced, and Await, WatchJob, GetJob and Cancel answer for jobs running on other daemons
-// from the store, woken by the fleet's NOTIFY. Witnesses spooled by the accepting daemon are fetched
+// from the store, woken by the fleet's NOTIFY (or its poll). Witnesses spooled by the accepting daemon are fetched
 // from it by the claimer (witness-fetch.ts) and removed at the acceptor when the job ends anywhere.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -298,6 +298,11 @@ export class JobService {
     const info: JobInfo = { ...storedInfo(s), state: 'failed', finishedAt: Date.now(), error: { code: e.code, message: e.message } };
     this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'claimed job cannot run here: it ends failed');
     await this.#fleet!.finish(info);
+  }
+
+  /** The fleet's jobs accepted here whose spooled witnesses wait for the job to end (anywhere). */
+  watched(): Iterable<string> {
+    return this.#acceptedHere.keys();
   }
 
   /** A job ended in the fleet: the witnesses this daemon spooled for it are no longer anyone's. */

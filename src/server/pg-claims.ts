@@ -129,6 +129,17 @@ export class PgClaims {
     return (await this.pool.query<{ owner: string | null; attempt: number; state: string }>('SELECT owner, attempt, state FROM jobs WHERE id = $1', [id])).rows[0];
   }
 
+  /** The state of each of `ids` still in the table, and whether its cancel was asked for (the poll
+   * that stands in for NOTIFY when the database has none). */
+  async states(ids: readonly string[]): Promise<{ id: string; state: string; owner: string | null; cancelRequested: boolean }[]> {
+    const r = await this.pool.query<{ id: string; state: string; owner: string | null; cancel_requested: boolean }>(
+      'SELECT id, state, owner, cancel_requested FROM jobs WHERE id = ANY($1::text[])',
+      [ids],
+    );
+    return r.rows.map((x) => ({ id: x.id, state: x.state, owner: x.owner, cancelRequested: x.cancel_requested }));
+  }
+
+  /** Only on its own statement (never inside a job's transaction): a database without NOTIFY fails it. */
   async notify(channel: string, payload = ''): Promise<void> {
     await this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }

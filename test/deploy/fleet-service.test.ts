@@ -72,7 +72,7 @@ describe('deploy/cuzk@.service', () => {
   it('every store.* setting deploy/README.md names is an option of the daemon', () => {
     const readme = readFileSync(path.join(DEPLOY, 'README.md'), 'utf8');
     const named = new Set([...readme.matchAll(/`(store\.[a-z_]+)/g)].map((m) => m[1]!));
-    for (const need of ['store.url', 'store.lease_ms', 'store.pool_size', 'store.advertise', 'store.witness_wait_ms']) assert.ok(named.has(need), `deploy/README.md does not explain ${need}`);
+    for (const need of ['store.url', 'store.lease_ms', 'store.pool_size', 'store.advertise', 'store.witness_wait_ms', 'store.notify']) assert.ok(named.has(need), `deploy/README.md does not explain ${need}`);
     const known = new Set(OPTIONS.map((o) => o.toml));
     for (const k of named) assert.ok(known.has(k), `deploy/README.md names ${k}, which is no option (src/server/config-options.ts)`);
   });

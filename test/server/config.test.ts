@@ -69,6 +69,7 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ env: {}, flags: new Map([['verify', 'maybe']]) }), /engine.verify must be true or false/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-cert', 'c.pem']]) }), /tls.cert and tls.key go together/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-client-ca', 'ca.pem']]) }), /tls.client_ca \(mTLS\) needs tls.cert/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['store-notify', 'sometimes']]) }), /^store\.notify must be auto, on or off, got "sometimes"$/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['store-pool-size', '0']]) }), /^store\.pool_size must be at least 1 connection, got 0$/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['advertise', 'http://gpu0:9820']]) }), /^store\.advertise must be host:port \(how the other daemons reach this one\), got "http:\/\/gpu0:9820"$/);
   });
@@ -101,7 +102,7 @@ describe('serve config', () => {
     for (const o of OPTIONS) {
       assert.ok(o.name in defaults, o.name);
       assert.ok(o.doc.length > 10, `${o.name} is documented`);
-      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'advertise' ? 'gpu0:9820' : o.name === 'memoryWaitPolicy' ? 'exit' : 'v';
+      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'advertise' ? 'gpu0:9820' : o.name === 'memoryWaitPolicy' ? 'exit' : o.name === 'storeNotify' ? 'off' : 'v';
       const flags = new Map([[o.flag, v]]);
       if (o.flag.startsWith('tls-')) for (const f of ['tls-cert', 'tls-key']) if (!flags.has(f)) flags.set(f, 'x.pem'); // they go together
       const c = loadServeConfig({ env: {}, flags }) as unknown as Record<string, unknown>;

@@ -50,6 +50,7 @@ describe('fleet: any daemon answers for any job', { skip, timeout: 120_000 }, ()
     const dir = path.dirname(key.zkey);
     fleet = await startFleet(url, 2, ['--lease-ms', '2000', '--key-dirs', dir, '--input-dirs', dir], [{}, gate.env]);
     const [a, b] = fleet as [FleetDaemon, FleetDaemon];
+    for (const f of fleet) assert.match(f.d.logs(), /"notices":"listen\/notify"[^\n]*"msg":"joined the fleet/, 'store.notify = auto: the probe found LISTEN/NOTIFY');
     await a.client.pauseQueue();
 
     // warm-up through A, run by B: B then holds the key and its buffers are pooled
