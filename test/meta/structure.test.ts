@@ -23,7 +23,7 @@ function walk(dir: string, out: string[] = []): string[] {
 
 const rel = (p: string) => path.relative(root, p);
 
-const NATIVE_SOURCE = /\.(hpp|cpp|h|cuh|cu)$/;
+const NATIVE_SOURCE = /\.(hpp|cpp|h|cuh|cu|inc)$/;
 // native/'s layers, bottom up (docs/architecture.md): a file includes files of its own folder and of
 // lower layers only; folders of one layer do not include each other. include/ is the C ABI.
 const NATIVE_LAYERS = [['include'], ['util'], ['field'], ['curve'], ['ntt', 'msm', 'pairing'], ['groth16'], ['api'], ['tools']];
@@ -116,7 +116,7 @@ describe('code shape', () => {
   it('files stay under the hard caps (TS 600, native 700, tests 1000 lines)', () => {
     const caps: [string, RegExp, number][] = [
       ['src', /\.ts$/, 600],
-      ['native', /\.(hpp|cpp|h|cuh|cu)$/, 700],
+      ['native', /\.(hpp|cpp|h|cuh|cu|inc)$/, 700],
       ['test', /\.ts$/, 1000],
     ];
     for (const [dir, re, cap] of caps) {
@@ -124,6 +124,14 @@ describe('code shape', () => {
       for (const p of walk(path.join(root, dir)).filter((f) => re.test(f) && !f.includes('/vectors/') && !rel(f).startsWith('src/rpc/gen/'))) {
         assert.ok(lines(p) <= cap, `${rel(p)} has ${lines(p)} lines (cap ${cap})`);
       }
+    }
+  });
+
+  it('the XYZZ point formulas are one text for host and device (curve/xyzz_formulas.inc)', () => {
+    for (const f of ['native/curve/xyzz.hpp', 'native/curve/xyzz.cuh']) {
+      const text = readFileSync(path.join(root, f), 'utf8');
+      assert.match(text, /#include "xyzz_formulas\.inc"/, `${f} includes the shared formulas`);
+      assert.doesNotMatch(text, /R\.sqr\(\)|U\.sqr\(\)/, `${f} writes no formula of its own`);
     }
   });
 
