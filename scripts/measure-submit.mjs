@@ -4,7 +4,8 @@
 // Connect to a real `cuzk serve` child (upload, spool, fsync, journal: until the job is accepted),
 // one client at a time and --clients at once. The key and witness are the 2^20 dev fixture (made
 // and cached by `cuzk bench --size 20`); the daemon's queue is paused so no proof competes for
-// the CPU, and the jobs are cancelled afterwards. Beside each median: the CPU time the daemon child
+// the CPU, and the jobs are cancelled afterwards. Each SDK row starts with one upload not counted
+// (the daemon's first of a protocol compiles its code). Beside each median: the CPU time the daemon child
 // and this process (the clients; for the raw row, also its server) spent per MiB received, from
 // /proc and process.cpuUsage(). --protocols raw,grpc,connect picks rows (one at a time for a clean
 // CPU profile: CUZK_PROF=<dir> profiles the daemon child, node --cpu-prof this process).
@@ -88,6 +89,7 @@ async function sdkSubmit(address, protocol, n = 1) {
     jobs.push({ client, id: job.id });
     return ms(t0);
   };
+  await one(cs[0]); // warm-up, not counted: the daemon's first upload of a protocol compiles its code
   for (let i = 0; i < runs; i++) times.push(...(await Promise.all(cs.map(one))));
   return times;
 }
