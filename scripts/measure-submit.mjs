@@ -4,8 +4,12 @@
 // Connect to a real `cuzk serve` child (upload, spool, fsync, journal: until the job is accepted),
 // one client at a time and --clients at once. The key and witness are the 2^20 dev fixture (made
 // and cached by `cuzk bench --size 20`); the daemon's queue is paused so no proof competes for
-// the CPU, and the jobs are cancelled afterwards.
-// Usage: node --import tsx scripts/measure-submit.mjs [--size 20] [--runs 5] [--clients 4]
+// the CPU, and the jobs are cancelled afterwards. One upload per protocol goes first, not counted
+// (the daemon's first of a protocol compiles its code). Beside each median: the CPU time the daemon child
+// and this process (the clients; for the raw row, also its server) spent per MiB received, from
+// /proc and process.cpuUsage(). --protocols raw,grpc,connect picks rows (one at a time for a clean
+// CPU profile: CUZK_PROF=<dir> profiles the daemon child, node --cpu-prof this process).
+// Usage: node --import tsx scripts/measure-submit.mjs [--size 20] [--runs 5] [--clients 4] [--protocols raw,grpc,connect]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -15,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: a } = parseArgs({ options: { size: { type: 'string', default: '20' }, runs: { type: 'string', default: '5' }, clients: { type: 'string', default: '4' } } });
+const { values: a } = parseArgs({ options: { size: { type: 'string', default: '20' }, runs: { type: 'string', default: '5' }, clients: { type: 'string', default: '4' }, protocols: { type: 'string', default: 'raw,grpc,connect' } } });
 const { CuzkClient } = await import(path.join(root, 'src/client/index.ts'));
 const { benchFixture } = await import(path.join(root, 'src/dev/bench-fixture.ts'));
 
@@ -26,6 +30,18 @@ const wtns = new Uint8Array(readFileSync(fixture.wtns));
 const key = fixture.zkey;
 const ms = (t0) => performance.now() - t0;
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const protocols = a.protocols.split(',');
+const TICK_MS = 10; // /proc/<pid>/stat counts CPU in clock ticks of USER_HZ = 100 (Linux)
+/** CPU ms so far of a process (`pid`), or of one of its threads (its main thread: `/task/<pid>`):
+ * utime + stime from its stat file (fields 14 and 15). */
+const procCpuMs = (pid, thread = '') => {
+  const f = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
+};
+const selfCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 async function rawPost(n = 1) {
   const server = http.createServer((req, res) => {
@@ -63,7 +79,7 @@ async function startDaemon(dataDir) {
 }
 
 const jobs = [];
-async function sdkSubmit(address, protocol, n = 1) {
+async function sdkSubmit(address, protocol, n = 1, rounds = runs) {
   const cs = Array.from({ length: n }, () => new CuzkClient({ address, protocol }));
   const times = [];
   const one = async (client) => {
@@ -73,7 +89,7 @@ async function sdkSubmit(address, protocol, n = 1) {
     jobs.push({ client, id: job.id });
     return ms(t0);
   };
-  for (let i = 0; i < runs; i++) times.push(...(await Promise.all(cs.map(one))));
+  for (let i = 0; i < rounds; i++) times.push(...(await Promise.all(cs.map(one))));
   return times;
 }
 
@@ -82,15 +98,28 @@ const d = await startDaemon(dataDir);
 try {
   await new CuzkClient({ address: d.address }).loadKey({ path: key });
   await new CuzkClient({ address: d.address }).pauseQueue();
+  // warm-up, neither timed nor in the CPU columns: the daemon's first upload of a protocol compiles its code
+  for (const protocol of ['grpc', 'connect']) if (protocols.includes(protocol)) await sdkSubmit(d.address, protocol, 1, 1);
   for (const n of [1, clients]) {
-    const rows = [
-      ['raw HTTP/1.1 POST (plain node server)', await rawPost(n)],
-      ['SDK submit over gRPC', await sdkSubmit(d.address, 'grpc', n)],
-      ['SDK submit over Connect', await sdkSubmit(d.address, 'connect', n)],
+    const all = [
+      ['raw', 'raw HTTP/1.1 POST (plain node server)', () => rawPost(n)],
+      ['grpc', 'SDK submit over gRPC', () => sdkSubmit(d.address, 'grpc', n)],
+      ['connect', 'SDK submit over Connect', () => sdkSubmit(d.address, 'connect', n)],
     ];
+    const rows = [];
+    for (const [id, name, measure] of all.filter((r) => protocols.includes(r[0]))) {
+      const main = `/task/${d.proc.pid}`;
+      const [m0, d0, s0] = [procCpuMs(d.proc.pid, main), procCpuMs(d.proc.pid), selfCpuMs()];
+      const t = await measure();
+      const mib = (t.length * wtns.length) / 2 ** 20;
+      rows.push([name, t, (procCpuMs(d.proc.pid, main) - m0) / mib, (procCpuMs(d.proc.pid) - d0) / mib, (selfCpuMs() - s0) / mib]);
+    }
     const floor = median(rows[0][1]);
-    console.log(`witness ${(wtns.length / 2 ** 20).toFixed(1)} MiB (2^${a.size} fixture), ${n} client${n > 1 ? 's at once' : ''}, ${runs} rounds, median ms:`);
-    for (const [name, t] of rows) console.log(`  ${name.padEnd(40)} ${median(t).toFixed(0).padStart(7)} ms  x${(median(t) / floor).toFixed(1)}   [${t.map((x) => x.toFixed(0)).join(', ')}]`);
+    console.log(`witness ${(wtns.length / 2 ** 20).toFixed(1)} MiB (2^${a.size} fixture), ${n} client${n > 1 ? 's at once' : ''}, ${runs} rounds, median ms (x the first row), CPU ms per MiB of the daemon's main thread / of the daemon / of this process:`);
+    for (const [name, t, mCpu, dCpu, sCpu] of rows) {
+      const mbs = wtns.length / 1e6 / (median(t) / 1000);
+      console.log(`  ${name.padEnd(40)} ${median(t).toFixed(0).padStart(7)} ms  x${(median(t) / floor).toFixed(1)}  ${mbs.toFixed(0).padStart(5)} MB/s per call  cpu ${mCpu.toFixed(2)} / ${dCpu.toFixed(2)} / ${sCpu.toFixed(2)} ms/MiB   [${t.map((x) => x.toFixed(0)).join(', ')}]`);
+    }
   }
   for (const j of jobs) await j.client.cancel(j.id);
 } finally {

@@ -1,8 +1,8 @@
 // UploadWitness over gRPC, read straight from the HTTP/2 stream: the length-prefixed WitnessChunk
 // messages are parsed field by field as their bytes arrive, and the data field's bytes go to the
-// spool as the pieces the socket delivered, never gathered into a message first. Through Connect's
-// router each 1 MiB message was first copied into a buffer of its own and passed through async
-// iterators: on the H200 machine (10 clients, 15 witnesses of 32 MiB a second) that was ~20 ms of
+// spool as the pieces the socket delivered (upload-grpc-body.ts), never gathered into a message
+// first. Through Connect's router each 1 MiB message was first copied into a buffer of its own and
+// passed through async iterators: on the H200 machine (10 clients, 15 witnesses of 32 MiB a second) that was ~20 ms of
 // the daemon's event loop per witness, the difference between its gRPC and Connect throughput.
 // The same intake, checks and answers as the routed RPC (which still serves the Connect protocol's
 // streaming form); upload-grpc.test.ts runs connect-es's own gRPC client against it, and the SDK's.
@@ -13,7 +13,8 @@ import { WitnessChunkSchema, WitnessUploadSchema } from '../rpc/gen/cuzk/v1/cuzk
 import { answerEarly } from './answer-early.js';
 import type { RouteContext } from './routes.js';
 import { messageTooLarge, toConnectError } from './status-map.js';
-import { bodyChunks, type Req, type Res } from './upload-http.js';
+import { malformed, requestBody, type BodyReader } from './upload-grpc-body.js';
+import type { Req, Res } from './upload-http.js';
 import type { UploadSink } from './witness-intake.js';
 
 export const UPLOAD_WITNESS_PATH = '/cuzk.v1.ProvingService/UploadWitness';
@@ -30,67 +31,6 @@ const MAX_KEY_BYTES = 4096;
 export function isGrpcUpload(req: Req): boolean {
   const type = String(req.headers['content-type'] ?? '');
   return req.method === 'POST' && (req.url ?? '') === UPLOAD_WITNESS_PATH && /^application\/grpc(\+proto)?(;|$)/.test(type);
-}
-
-const malformed = (why: string) => new InputError('E_INVALID_ARG', `UploadWitness: request is not a valid stream of WitnessChunk messages (${why})`);
-
-/** The request body as bytes: varints, small copies, and pieces handed on as they arrived. */
-class BodyReader {
-  #buf: Uint8Array = new Uint8Array(0);
-  #done = false;
-  constructor(private readonly it: AsyncIterator<Uint8Array>) {}
-
-  /** False at the end of the body. */
-  async more(): Promise<boolean> {
-    while (this.#buf.length === 0 && !this.#done) {
-      const n = await this.it.next();
-      if (n.done) this.#done = true;
-      else this.#buf = n.value;
-    }
-    return this.#buf.length > 0;
-  }
-
-  async byte(): Promise<number> {
-    if (!(await this.more())) throw malformed('it ends inside a message');
-    const b = this.#buf[0]!;
-    this.#buf = this.#buf.subarray(1);
-    return b;
-  }
-
-  /** A varint of at most 53 bits (sizes, lengths, tags), and how many bytes it took. */
-  async varint(): Promise<[number, number]> {
-    let v = 0;
-    for (let i = 0, scale = 1; i < 8; i++, scale *= 128) {
-      const b = await this.byte();
-      v += (b & 0x7f) * scale;
-      if (b < 0x80) return [v, i + 1];
-    }
-    throw malformed('a varint longer than 53 bits');
-  }
-
-  /** The next `n` bytes as one copy (small fields, a message's prefix). */
-  async exact(n: number): Promise<Uint8Array> {
-    const out = new Uint8Array(n);
-    for (let o = 0; o < n; ) {
-      if (!(await this.more())) throw malformed('it ends inside a message');
-      const k = Math.min(n - o, this.#buf.length);
-      out.set(this.#buf.subarray(0, k), o);
-      this.#buf = this.#buf.subarray(k);
-      o += k;
-    }
-    return out;
-  }
-
-  /** The next `n` bytes, piece by piece, each a view of what the socket delivered. */
-  async pieces(n: number, each: (piece: Uint8Array) => Promise<void>): Promise<void> {
-    for (let left = n; left > 0; ) {
-      if (!(await this.more())) throw malformed('it ends inside a message');
-      const piece = this.#buf.subarray(0, Math.min(left, this.#buf.length));
-      this.#buf = this.#buf.subarray(piece.length);
-      left -= piece.length;
-      await each(piece);
-    }
-  }
 }
 
 /**
@@ -158,7 +98,12 @@ export async function grpcWitnessUpload(c: RouteContext, req: Req, res: Res): Pr
   try {
     const encoding = req.headers['grpc-encoding'];
     if (encoding !== undefined && encoding !== 'identity') throw new InputError('E_INVALID_ARG', `UploadWitness: grpc-encoding ${String(encoding)} is not supported: send messages uncompressed`);
-    sink = await receive(c, new BodyReader(bodyChunks(req)[Symbol.asyncIterator]()));
+    const reader = requestBody(req);
+    try {
+      sink = await receive(c, reader);
+    } finally {
+      reader.detach();
+    }
     const up = await sink.finish();
     c.log.debug({ witnessId: up.id, bytes: up.file.size }, 'witness uploaded');
     const body = encodeEnvelope(0, toBinary(WitnessUploadSchema, create(WitnessUploadSchema, { witnessId: up.id, size: BigInt(up.file.size), sha256: up.file.sha256 })));
