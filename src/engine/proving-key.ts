@@ -63,11 +63,6 @@ export class ProvingKey {
     const steps: Promise<unknown>[] = [];
     try {
       const h = file.header;
-      const vk = file.readAsync('IC').then(async (ic) => {
-        await checkVerificationKeyPoints(h, ic);
-        return verificationKeyFromZkey(h, ic);
-      });
-      steps.push(vk);
       const header = NativeBuffer.alloc(3 * h.alpha1.length + 2 * h.beta2.length);
       buffers.push(header);
       let off = 0;
@@ -78,11 +73,20 @@ export class ProvingKey {
       const total = NATIVE_SECTIONS.reduce((s, n) => s + file.sectionBytes(n), 0);
       let done = 0;
       const sections = new Map<ZkeyBigSection, NativeBuffer>();
+      // every buffer before the first read: an allocation (mmap) waits for the kernel's address-space
+      // lock while reader threads fault pages in under it (3-7 ms stalls of the event loop, measured)
       for (const name of NATIVE_SECTIONS) {
         // a zero-length section (e.g. no private wires) still needs a valid pointer
         const buf = NativeBuffer.alloc(Math.max(64, file.sectionBytes(name)), { pinned: opts.pinned });
         buffers.push(buf);
         sections.set(name, buf);
+      }
+      const vk = file.readAsync('IC').then(async (ic) => {
+        await checkVerificationKeyPoints(h, ic);
+        return verificationKeyFromZkey(h, ic);
+      });
+      steps.push(vk);
+      for (const [name, buf] of sections) {
         steps.push(
           file.readAsync(name, buf.bytes).then(() => {
             done += file.sectionBytes(name);
