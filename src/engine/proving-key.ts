@@ -53,8 +53,9 @@ export class ProvingKey {
    * verification key's in their subgroups); throws FormatError (naming the file and the section) on
    * any defect, the first in file order when there are several. Every section is read at once, each
    * straight into its native buffer (positional reads on libuv's threads), and each is checked as
-   * soon as it is in, so reads, the coefficient pass and the point checks overlap instead of taking
-   * turns (2^16 BN254 on 2 cores: ~50 ms in turn).
+   * soon as it is in, so reads, the coefficient pass and the point checks can overlap where cores are
+   * free (on 2 busy cores a 2^16 BN254 key still takes ~48 ms from a fresh process, most of it page
+   * faults of the fresh buffers: bench/RESULTS.md).
    */
   static async load(zkeyPath: string, opts: { pinned?: boolean; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
     const file = ZkeyFile.open(zkeyPath);
