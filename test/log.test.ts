@@ -25,9 +25,8 @@ function captured(level: LogLevel): { lines: Record<string, unknown>[]; logger: 
   return { lines, logger: createLogger(level, dest) };
 }
 
-/** stderr of a child that imports src/log.ts and logs one info and one warn line. */
-function childLog(env: NodeJS.ProcessEnv): string[] {
-  const code = "import { log } from './src/log.ts'; log.info({ n: 1 }, 'an info line'); log.warn({ n: 2 }, 'a warn line');";
+/** stderr of a child that imports src/log.ts and runs `code` (default: one info and one warn line). */
+function childLog(env: NodeJS.ProcessEnv, code = "import { log } from './src/log.ts'; log.info({ n: 1 }, 'an info line'); log.warn({ n: 2 }, 'a warn line');"): string[] {
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return r.stderr.split('\n').filter(Boolean);
@@ -52,6 +51,18 @@ describe('log', () => {
     assert.deepEqual(loud.map((l) => l.level), [40, 30, 40]);
     assert.equal(loud[0]!.CUZK_LOG, 'loud');
     assert.match(loud[0]!.msg as string, /CUZK_LOG must be one of debug, info, warn, error, silent: logging at info/);
+  });
+
+  it('the process logger keeps a level set before its first line, and every level set after it', () => {
+    // log.ts makes the pino logger on the first line written; what was set before must carry over
+    const code = [
+      "import { log, setLogLevel } from './src/log.ts';",
+      "setLogLevel('error'); log.warn('dropped'); if (log.level !== 'error' || log.isLevelEnabled('warn')) throw new Error('level ' + log.level);",
+      "setLogLevel('debug'); log.debug({ n: 1 }, 'first line'); setLogLevel('error'); log.warn('dropped too'); log.error({ n: 2 }, 'an error');",
+      "if (log.level !== 'error') throw new Error('level after ' + log.level);",
+    ].join(' ');
+    const lines = childLog({ CUZK_LOG: '' }, code).map((t) => JSON.parse(t) as Record<string, unknown>);
+    assert.deepEqual(lines.map((l) => [l.level, l.msg, l.n, l.name]), [[20, 'first line', 1, 'cuzk'], [50, 'an error', 2, 'cuzk']]);
   });
 
   it("the engine and the native loader log through EngineConfig.logger, at that logger's level", async () => {

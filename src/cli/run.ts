@@ -4,7 +4,13 @@
 // Native calls run on libuv's thread pool (koffi async): each GPU keeps two proofs in phase 2 while
 // synthesis, verification and file reads need threads too; the default 4 starved two GPUs (57%
 // kernel utilisation on 2 H200s). Set before anything uses the pool, hence the dynamic import.
+import module from 'node:module';
+
 process.env.UV_THREADPOOL_SIZE ??= '32';
+// Node >= 22.1 keeps V8's compiled code of every module on disk (os.tmpdir()/node-compile-cache, or
+// NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a later process skips the parse
+// and compile of the modules this one loaded. Node 20 has no such call; it just compiles.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const { main } = await import('./main.js');
 
 process.exit(await main(process.argv.slice(2)));

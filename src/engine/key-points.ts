@@ -14,15 +14,18 @@ function fail(h: ZkeyHeader, where: string, what: string, index: number | undefi
   throw new FormatError(`${h.path}: zkey ${where} (${what}): ${index === undefined ? 'the point' : `point ${index}`} ${defect}: the key file is corrupt (make or download it again)`);
 }
 
-/** Section 2's points and section 3's IC, each in its subgroup; `ic` as read from the file. */
+/** Section 2's points and section 3's IC, each in its subgroup; `ic` as read from the file. All at once; the first bad one in file order is named. */
 export async function checkVerificationKeyPoints(h: ZkeyHeader, ic: Uint8Array): Promise<void> {
   const g1 = sizesOf(h.curve).g1;
-  for (const [name, group] of [['alpha1', GROUP.g1], ['beta1', GROUP.g1], ['beta2', GROUP.g2], ['gamma2', GROUP.g2], ['delta1', GROUP.g1], ['delta2', GROUP.g2]] as const) {
-    const bad = await pointsCheckAsync(h.curve, group, h[name], 1, true);
-    if (bad) fail(h, `section ${ZKEY_SECTION.groth16}`, name, undefined, bad.defect);
-  }
-  const bad = await pointsCheckAsync(h.curve, GROUP.g1, ic, ic.byteLength / g1, true);
-  if (bad) fail(h, `section ${ZKEY_SECTION.IC}`, 'IC', bad.index, bad.defect);
+  const points = (['alpha1', 'beta1', 'beta2', 'gamma2', 'delta1', 'delta2'] as const).map((name) => {
+    const group = name.endsWith('2') ? GROUP.g2 : GROUP.g1;
+    return { where: `section ${ZKEY_SECTION.groth16}`, name, check: pointsCheckAsync(h.curve, group, h[name], 1, true) };
+  });
+  const all = [...points, { where: `section ${ZKEY_SECTION.IC}`, name: 'IC', check: pointsCheckAsync(h.curve, GROUP.g1, ic, ic.byteLength / g1, true) }];
+  const results = await Promise.all(all.map((p) => p.check));
+  results.forEach((bad, i) => {
+    if (bad) fail(h, all[i]!.where, all[i]!.name, all[i]!.name === 'IC' ? bad.index : undefined, bad.defect);
+  });
 }
 
 /** One of sections 5-9 as loaded (`bytes` at least the section's points): canonical and on the curve. */

@@ -50,18 +50,20 @@ export class ProvingKey {
 
   /**
    * Reads and validates `zkeyPath`, every point included (key-points.ts: on its curve, the
-   * verification key's in their subgroups; each section checked while the next is read); throws
-   * FormatError (naming the file and the section) on any defect.
+   * verification key's in their subgroups); throws FormatError (naming the file and the section) on
+   * any defect, the first in file order when there are several. Every section is read at once, each
+   * straight into its native buffer (positional reads on libuv's threads), and each is checked as
+   * soon as it is in, so reads, the coefficient pass and the point checks can overlap where cores are
+   * free (on 2 busy cores a 2^16 BN254 key still takes ~48 ms from a fresh process, most of it page
+   * faults of the fresh buffers: bench/RESULTS.md).
    */
   static async load(zkeyPath: string, opts: { pinned?: boolean; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
     const file = ZkeyFile.open(zkeyPath);
     const buffers: NativeBuffer[] = [];
-    const checks: Promise<void>[] = [];
+    // each step settles once its bytes are read and checked; awaited in file order below
+    const steps: Promise<unknown>[] = [];
     try {
       const h = file.header;
-      const ic = await file.readAsync('IC');
-      await checkVerificationKeyPoints(h, ic);
-      const vk = verificationKeyFromZkey(h, ic);
       const header = NativeBuffer.alloc(3 * h.alpha1.length + 2 * h.beta2.length);
       buffers.push(header);
       let off = 0;
@@ -72,21 +74,30 @@ export class ProvingKey {
       const total = NATIVE_SECTIONS.reduce((s, n) => s + file.sectionBytes(n), 0);
       let done = 0;
       const sections = new Map<ZkeyBigSection, NativeBuffer>();
+      // every buffer before the first read: an allocation (mmap) waits for the kernel's address-space
+      // lock while reader threads fault pages in under it (3-7 ms stalls of the event loop, measured)
       for (const name of NATIVE_SECTIONS) {
         // a zero-length section (e.g. no private wires) still needs a valid pointer
         const buf = NativeBuffer.alloc(Math.max(64, file.sectionBytes(name)), { pinned: opts.pinned });
         buffers.push(buf);
-        await file.readAsync(name, buf.bytes);
-        if (name !== 'coefs') {
-          const check = checkSectionPoints(h, name, buf.bytes, file.sectionBytes(name));
-          check.catch(() => {}); // awaited below, in section order
-          checks.push(check);
-        }
         sections.set(name, buf);
-        done += file.sectionBytes(name);
-        opts.onProgress?.('load key', done, total);
       }
-      for (const c of checks) await c;
+      const vk = file.readAsync('IC').then(async (ic) => {
+        await checkVerificationKeyPoints(h, ic);
+        return verificationKeyFromZkey(h, ic);
+      });
+      steps.push(vk);
+      for (const [name, buf] of sections) {
+        steps.push(
+          file.readAsync(name, buf.bytes).then(() => {
+            done += file.sectionBytes(name);
+            opts.onProgress?.('load key', done, total);
+            if (name !== 'coefs') return checkSectionPoints(h, name, buf.bytes, file.sectionBytes(name));
+          }),
+        );
+      }
+      for (const step of steps) step.catch(() => {}); // awaited below, in file order
+      for (const step of steps) await step;
       const native = new NativeKey({
         curve: h.curve,
         nVars: h.nVars,
@@ -101,9 +112,9 @@ export class ProvingKey {
         pointsC: sections.get('C')!,
         pointsH: sections.get('H')!,
       });
-      return new ProvingKey(h, vk, native, buffers);
+      return new ProvingKey(h, await vk, native, buffers);
     } catch (err) {
-      await Promise.allSettled(checks); // a check still running reads these buffers
+      await Promise.allSettled(steps); // a read or a check still running writes or reads these buffers
       for (const b of buffers) b.release();
       throw err;
     } finally {

@@ -101,6 +101,21 @@ describe('zkey points checked at load', () => {
     }
   });
 
+  it('with several bad sections, the first in file order is named (they are read and checked at once)', async () => {
+    const offsets = pointOffsets(bn, 1);
+    const at = (n: string) => offsets.find(([name]) => name === n)![1];
+    for (const [first, later, section] of [['IC', 'H', 3], ['A', 'C', 5], ['B2', 'H', 7]] as const) {
+      const file = corrupt(bn, `${first}-${later}`, at(first), (b, o) => {
+        flipLowBit(b, o);
+        flipLowBit(b, at(later));
+      });
+      await assert.rejects(ProvingKey.load(file), (err: Error) => {
+        assert.ok(err.message.startsWith(`${file}: zkey section ${section} (${first}): point 1 is not on the curve`), err.message);
+        return true;
+      });
+    }
+  });
+
   it('the untouched vector keys load', async () => {
     for (const set of sets) (await ProvingKey.load(vectorFile(set, 'circuit.zkey'))).release();
   });
