@@ -69,7 +69,7 @@ const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const u
   size_t max_chunks = ceil_div(npairs, size_t(32));  // L >= 32
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
-  if constexpr (sizeof(DF) == 64) {  // BN254 Fq2: see g2_accumulate_blocks
+  if constexpr (std::is_same_v<DF, dev::bn254_fq2_t>) {  // see g2_accumulate_blocks
     if (g2_accumulate_blocks() == 3)
       accumulate_kernel<DF, 3><<<acc_blocks, 128, 0, st>>>(pts, keys2, vals2, e_p, chunk_len, buckets, heads, tails);
     else
