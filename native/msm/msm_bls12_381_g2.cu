@@ -3,7 +3,7 @@
 
 namespace cuzk {
 template jacobian_t<bls12_381_g2_params> msm_device<bls12_381_g2_params>(const affine_t<bls12_381_g2_params>*, const uint8_t*,
-                                                                    size_t, cudaStream_t);
+                                                                    size_t, cudaStream_t, cudaEvent_t);
 template jacobian_t<bls12_381_g2_params> msm_gpu_host<bls12_381_g2_params>(const affine_t<bls12_381_g2_params>*, const uint8_t*,
                                                                       size_t);
 }  // namespace cuzk

@@ -3,7 +3,7 @@
 
 namespace cuzk {
 template jacobian_t<bn254_g1_params> msm_device<bn254_g1_params>(const affine_t<bn254_g1_params>*, const uint8_t*,
-                                                                    size_t, cudaStream_t);
+                                                                    size_t, cudaStream_t, cudaEvent_t);
 template jacobian_t<bn254_g1_params> msm_gpu_host<bn254_g1_params>(const affine_t<bn254_g1_params>*, const uint8_t*,
                                                                       size_t);
 }  // namespace cuzk

@@ -27,10 +27,12 @@ struct window_plan_t {
 };
 
 // Pippenger over the m points pts[idx[k]] (scalars > 1 of at most nbits bits); returns the nwin
-// window sums sum_b (b+1)·B_b (device), window w weighing 2^(c·w).
+// window sums sum_b (b+1)·B_b (device), window w weighing 2^(c·w). The points are first read by the
+// accumulation, which waits for |points_ready| (if given) so the digits and the sort overlap the upload.
 template <class DF>
 const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const uint32_t* scalars,
-                             const uint32_t* idx, uint32_t m, uint32_t nbits, window_plan_t& plan) {
+                             const uint32_t* idx, uint32_t m, uint32_t nbits, cudaEvent_t points_ready,
+                             window_plan_t& plan) {
   using X = dxyzz_t<DF>;
   cudaStream_t st = ar.stream();
   uint32_t c = choose_window(m, nbits), nwin = (nbits + c) / c;
@@ -69,6 +71,7 @@ const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const u
   size_t max_chunks = ceil_div(npairs, size_t(32));  // L >= 32
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
+  if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
   if constexpr (std::is_same_v<DF, dev::bn254_fq2_t>) {  // see g2_accumulate_blocks
     if (g2_accumulate_blocks() == 3)
       accumulate_kernel<DF, 3><<<acc_blocks, 128, 0, st>>>(pts, keys2, vals2, e_p, chunk_len, buckets, heads, tails);
@@ -101,9 +104,12 @@ const dxyzz_t<DF>* bucket_msm(dev_arena_t& ar, const daffine_t<DF>* pts, const u
 }  // namespace msm_gpu
 
 // sum k_i·P_i; |d_points| and |d_scalars| are device pointers (host-layout affine points, 32-byte
-// scalars), |st| the stream the work is queued on. Returns after the stream has finished it.
+// scalars), |st| the stream the work is queued on. Returns after the stream has finished it. With
+// |points_ready|, the scalars must be on the device when the call's work starts on |st|, the points
+// only once the event has completed: nothing reads them before (the scalar passes overlap their upload).
 template <class G>
-jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, size_t n, cudaStream_t st) {
+jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, size_t n, cudaStream_t st,
+                         cudaEvent_t points_ready = nullptr) {
   using namespace msm_gpu;
   using DF = gpu_t<G>;
   using DX = dxyzz_t<DF>;
@@ -118,8 +124,8 @@ jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, 
   uint32_t *iota = ar.alloc<uint32_t>(n), *big = ar.alloc<uint32_t>(n), *one = ar.alloc<uint32_t>(n);
   uint32_t* cnt = ar.alloc<uint32_t>(4);  // m, n1, max bits
   CUZK_CUDA_OK(cudaMemsetAsync(cnt, 0, 4 * sizeof(uint32_t), st));
-  classify_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(pts, reinterpret_cast<const uint4*>(sc), n32, is_big, is_one,
-                                                        iota, cnt + 2);
+  classify_kernel<<<ceil_div(n, 256), 256, 0, st>>>(reinterpret_cast<const uint4*>(sc), n32, is_big, is_one, iota,
+                                                    cnt + 2);
   CUZK_CUDA_LAUNCHED();
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceSelect::Flagged(t, b, iota, is_big, big, cnt, n, st); });
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceSelect::Flagged(t, b, iota, is_one, one, cnt + 1, n, st); });
@@ -130,14 +136,23 @@ jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, 
 
   DX* d_one_sum = ar.alloc<DX>(1);
   CUZK_CUDA_OK(cudaMemsetAsync(d_one_sum, 0, sizeof(DX), st));
-  if (n1) ones_sum<DF>(ar, pts, one, n1, d_one_sum);
-  HX total;
-  CUZK_CUDA_OK(cudaMemcpyAsync(&total, d_one_sum, sizeof(DX), cudaMemcpyDeviceToHost, st));
+  HX total = HX::infinity();
+  bool ones_queued = false;
+  // the 1-sum reads points: queued behind the first block's accumulation (which waits for them)
+  auto queue_ones = [&] {
+    if (ones_queued) return;
+    ones_queued = true;
+    if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
+    if (n1) ones_sum<DF>(ar, pts, one, n1, d_one_sum);
+    CUZK_CUDA_OK(cudaMemcpyAsync(&total, d_one_sum, sizeof(DX), cudaMemcpyDeviceToHost, st));
+  };
   std::vector<HX> wins;
+  HX buckets_total = HX::infinity();
   for (size_t b0 = 0; b0 < m; b0 += block_scalars) {
     uint32_t mb = uint32_t(std::min<size_t>(block_scalars, m - b0));
     window_plan_t plan;
-    const DX* d_wins = bucket_msm<DF>(ar, pts, sc, big + b0, mb, nbits, plan);
+    const DX* d_wins = bucket_msm<DF>(ar, pts, sc, big + b0, mb, nbits, points_ready, plan);
+    queue_ones();
     wins.assign(plan.nwin, HX{});
     CUZK_CUDA_OK(cudaMemcpyAsync(wins.data(), d_wins, plan.nwin * sizeof(DX), cudaMemcpyDeviceToHost, st));
     CUZK_CUDA_OK(cudaStreamSynchronize(st));
@@ -146,30 +161,43 @@ jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, 
       for (uint32_t i = 0; i < plan.c && !acc.is_inf(); i++) acc = acc.dbl();
       acc.add(wins[w]);
     }
-    total.add(acc);
+    buckets_total.add(acc);
   }
+  queue_ones();
   CUZK_CUDA_OK(cudaStreamSynchronize(st));
+  total.add(buckets_total);
   return total.to_jacobian();
 }
 
-// Uploads |points| and |scalars| (host memory; pinned memory uploads ~7x faster) and runs msm_device.
+// Uploads |points| and |scalars| (host memory; pinned memory uploads ~7x faster) and runs msm_device:
+// the scalars first, then the points on a second stream while the scalar passes run.
 template <class G>
 jacobian_t<G> msm_gpu_host(const affine_t<G>* points, const uint8_t* scalars, size_t n) {
   if (n == 0) return jacobian_t<G>::infinity();
-  gpu_stream_t st;
+  gpu_stream_t st, st_pts;
   dev_arena_t ar(st);
   auto* d_pts = ar.alloc<affine_t<G>>(n);
   auto* d_sc = ar.alloc<uint8_t>(n * 32);
-  CUZK_CUDA_OK(cudaMemcpyAsync(d_pts, points, n * sizeof(affine_t<G>), cudaMemcpyHostToDevice, st));
+  gpu_event_t allocated, points_ready;
+  allocated.record(st);
   CUZK_CUDA_OK(cudaMemcpyAsync(d_sc, scalars, n * 32, cudaMemcpyHostToDevice, st));
-  return msm_device<G>(d_pts, d_sc, n, st);
+  CUZK_CUDA_OK(cudaStreamWaitEvent(st_pts, allocated, 0));
+  CUZK_CUDA_OK(cudaMemcpyAsync(d_pts, points, n * sizeof(affine_t<G>), cudaMemcpyHostToDevice, st_pts));
+  points_ready.record(st_pts);
+  // declared after the arena, so destroyed first: the buffers are freed (on st) only after the copy,
+  // also when msm_device throws before its stream waited for the points
+  struct wait_copy_t {
+    cudaStream_t s;
+    cudaEvent_t e;
+    ~wait_copy_t() { (void)cudaStreamWaitEvent(s, e, 0); }
+  } wait_copy{st, points_ready};
+  return msm_device<G>(d_pts, d_sc, n, st, points_ready);
 }
-
 }  // namespace cuzk
 
 // Instantiated once each in msm/msm_<curve>_<group>.cu.
 #define CUZK_MSM_GPU_EXTERN(G)                                                                            \
-  extern template jacobian_t<G> msm_device<G>(const affine_t<G>*, const uint8_t*, size_t, cudaStream_t); \
+  extern template jacobian_t<G> msm_device<G>(const affine_t<G>*, const uint8_t*, size_t, cudaStream_t, cudaEvent_t); \
   extern template jacobian_t<G> msm_gpu_host<G>(const affine_t<G>*, const uint8_t*, size_t);
 namespace cuzk {
 CUZK_MSM_GPU_EXTERN(bn254_g1_params)

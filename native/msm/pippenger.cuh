@@ -1,6 +1,7 @@
 // GPU multi-scalar multiplication: Pippenger with signed c-bit windows and XYZZ buckets.
-// 1. classify: scalars 0 (and infinity points) are dropped, scalars 1 summed by a plain reduction,
-//    the rest compacted (supraseal's 0/1 split: Groth16 witnesses are mostly 0/1).
+// 1. classify (scalars only): scalars 0 are dropped, scalars 1 summed by a plain reduction, the rest
+//    compacted (supraseal's 0/1 split: Groth16 witnesses are mostly 0/1); infinity points are skipped
+//    where points are added, so steps 1-2 need no points and overlap their upload (msm_gpu_host).
 // 2. digits -> (bucket, point|sign) pairs, CUB radix sort by bucket, run-length encode.
 // 3. accumulation: one thread per chunk of L consecutive sorted pairs (equal work per thread; L >= sqrt
 //    of the largest bucket, so a skewed bucket - all-equal scalars - is re-joined in <= L steps).
@@ -40,21 +41,21 @@ __device__ __forceinline__ void block_reduce(X acc, X* sm, X* out) {
   if (threadIdx.x == 0) *out = sm[0];
 }
 
-// flags and the largest bit length among the scalars that need the bucket method
-template <class DF>
-__global__ void classify_kernel(const daffine_t<DF>* pts, const uint4* scalars, uint32_t n, uint8_t* is_big,
-                                uint8_t* is_one, uint32_t* iota, uint32_t* maxbits) {
+// Flags and the largest bit length among the scalars that need the bucket method, from the scalars
+// alone (infinity points are skipped where points are added), so the classification, digits and sort
+// can run while the points are still being uploaded.
+static __global__ void classify_kernel(const uint4* scalars, uint32_t n, uint8_t* is_big, uint8_t* is_one,
+                                       uint32_t* iota, uint32_t* maxbits) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t bits = 0;
   if (i < n) {
     uint4 lo = scalars[2 * size_t(i)], hi = scalars[2 * size_t(i) + 1];
     uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     uint32_t rest = w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7];
-    bool inf = pts[i].is_inf();
     bool zero = (w[0] | rest) == 0, one = w[0] == 1 && rest == 0;
-    bool big = !inf && !zero && !one;
+    bool big = !zero && !one;
     is_big[i] = big;
-    is_one[i] = !inf && one;
+    is_one[i] = one;
     iota[i] = i;
     if (big) {
 #pragma unroll
@@ -136,7 +137,7 @@ __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_kernel(const daffi
       acc = dxyzz_t<DF>::infinity();
     }
     const daffine_t<DF>& q = pts[v & ~sign_bit];
-    acc.add_affine(q.x, q.y, (v & sign_bit) != 0);
+    if (!q.is_inf()) acc.add_affine(q.x, q.y, (v & sign_bit) != 0);
   }
   if (to_after) tails[t] = acc;
   else if (first_run && from_before) heads[t] = acc;
@@ -210,7 +211,7 @@ __global__ void sum_points_kernel(const daffine_t<DF>* pts, const uint32_t* idx,
   X acc = X::infinity();
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     const daffine_t<DF>& q = pts[idx[i]];
-    acc.add_affine(q.x, q.y, false);
+    if (!q.is_inf()) acc.add_affine(q.x, q.y, false);
   }
   block_reduce(acc, reinterpret_cast<X*>(smem_raw), out + blockIdx.x);
 }
