@@ -1,5 +1,6 @@
 // cuzk_msm and cuzk_batch_mul: argument checks around msm/pippenger_cpu.hpp and msm/fixed_base.hpp
-// (cuzk_msm goes to the GPU through util/gpu_dispatch.hpp in the CUDA build, when large enough).
+// (both go to the GPU through api/gpu_dispatch.hpp in the CUDA build, when large enough: the same
+// bytes either way).
 // Point bytes are used in place when aligned (the LEM image is exactly the affine_t layout) and
 // copied otherwise; coordinates are range-checked (< q), being on the curve is the caller's job.
 #include <atomic>
@@ -53,12 +54,15 @@ template <class G>
 void batch_mul(const uint8_t* base, const uint8_t* scalars, uint64_t n, uint8_t* out) {
   affine_t<G> b = affine_t<G>::load(base);
   require(b.is_canonical(), "cuzk_batch_mul: base has a coordinate not below q");
+  auto run = [&](affine_t<G>* dst) {
+    if (!gpu_batch_mul_try<G>(b, scalars, n, dst)) fixed_base_mul<G>(b, scalars, n, dst);
+  };
   if (reinterpret_cast<uintptr_t>(out) % alignof(affine_t<G>) == 0) {
-    fixed_base_mul<G>(b, scalars, n, reinterpret_cast<affine_t<G>*>(out));
+    run(reinterpret_cast<affine_t<G>*>(out));
     return;
   }
   std::vector<affine_t<G>> tmp(n);
-  fixed_base_mul<G>(b, scalars, n, tmp.data());
+  run(tmp.data());
   std::memcpy(out, static_cast<const void*>(tmp.data()), n * sizeof(affine_t<G>));
 }
 

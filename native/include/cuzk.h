@@ -116,9 +116,40 @@ CUZK_API cuzk_status cuzk_points_check(int32_t curve, int32_t group, const uint8
 CUZK_API cuzk_status cuzk_msm(int32_t curve, int32_t group, const uint8_t* points,
                               const uint8_t* scalars, uint64_t npoints, uint8_t* out, cuzk_error* err);
 
-/* out[i] = scalars[i]·base (fixed-base windowed; for dev-setup). |out| holds n LEM affine points. */
+/* out[i] = scalars[i]·base (fixed-base windowed; for dev-setup), scalars 32-byte standard form (any
+ * 256-bit value). |out| holds n LEM affine points. The CUDA build runs it on GPU 0 from 2^12 scalars
+ * (cuzk_set_gpu_mode, CUZK_GPU); the bytes are the same either way. */
 CUZK_API cuzk_status cuzk_batch_mul(int32_t curve, int32_t group, const uint8_t* base,
                                     const uint8_t* scalars, uint64_t n, uint8_t* out, cuzk_error* err);
+
+/* Dev-setup arithmetic (cuzk dev-setup: INSECURE keys from a known τ; groth16/dev_setup.hpp). Fr
+ * scalars are 32-byte standard form < r unless noted. */
+
+/* out[j] = scale·L_{first + j·stride}(τ) for j < count (32-byte standard form): the Lagrange basis
+ * of the 2^lg_n domain of ω = snarkjs's Fr.w[lg_n], L_m(τ) = (τ^N − 1)/N · ω^m/(τ − ω^m). τ in the
+ * domain (τ^N = 1) is CUZK_E_INVALID_ARG. Threaded. */
+CUZK_API cuzk_status cuzk_lagrange_eval(int32_t curve, const uint8_t* tau, const uint8_t* scale, uint32_t lg_n,
+                                        uint64_t first, uint64_t stride, uint64_t count, uint8_t* out,
+                                        cuzk_error* err);
+
+/* One pass over .r1cs section 2 bytes |data| (starting at a constraint): the whole constraints that
+ * fit in |len|, at most |max_rows|, numbered from |first_row|. For each term of matrix m (A, B, C;
+ * coefficients reduced mod r): acc_m[wire] += coef·l[k] for the k-th constraint of the pass (|l|:
+ * standard form, one per row); acc_a, acc_b, acc_c hold n_wires elements each, 8-byte aligned,
+ * zeroed by the caller before the first pass and kept in the core's Montgomery form between passes.
+ * A and B terms append the zkey's 44-byte coefficient record {u32 m, u32 row, u32 wire, coef·R² mod r}
+ * to |coefs| (coefs_cap records, at least len/36). done[0..2] = bytes consumed, rows, records. A wire
+ * >= n_wires is CUZK_E_FORMAT naming the first such term. Threaded. */
+CUZK_API cuzk_status cuzk_r1cs_accumulate(int32_t curve, const uint8_t* data, uint64_t len, uint32_t first_row,
+                                          uint64_t max_rows, uint32_t n_wires, const uint8_t* l, uint8_t* acc_a,
+                                          uint8_t* acc_b, uint8_t* acc_c, uint8_t* coefs, uint64_t coefs_cap,
+                                          uint64_t* done, cuzk_error* err);
+
+/* In place over the accumulators of cuzk_r1cs_accumulate: A_j and B_j to standard form, and C_j
+ * replaced by (β·A_j + α·B_j + C_j)/γ for j <= n_public (the IC scalars), /δ for the rest. */
+CUZK_API cuzk_status cuzk_qap_combine(int32_t curve, uint8_t* acc_a, uint8_t* acc_b, uint8_t* acc_c, uint32_t n_wires,
+                                      uint32_t n_public, const uint8_t* alpha, const uint8_t* beta,
+                                      const uint8_t* gamma, const uint8_t* delta, cuzk_error* err);
 
 /* NTT flags. */
 #define CUZK_NTT_INVERSE 1u /* inverse transform (scaled by 1/n) */

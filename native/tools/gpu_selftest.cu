@@ -1,6 +1,6 @@
 // gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
 // CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
-// msm ntt prove bench provebench. One line per check, a summary table last, exit 1 on any failure; env SEED.
+// msm ntt prove bench provebench fixedbase. One line per check, a summary table last, exit 1 on any failure; env SEED.
 // Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
 // compiles this file to nothing).
 #ifdef CUZK_SELFTEST_MAIN
@@ -154,6 +154,7 @@ void bench_h2d() {
 #include "selftest_ntt.cuh"
 #include "selftest_groth16.cuh"
 #include "selftest_kprof.cuh"
+#include "selftest_fixedbase.cuh"
 
 // A crash prints its stack (offsets resolve with addr2line -f -e gpu_selftest) instead of dying silently.
 static void on_fatal_signal(int sig) {
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
     else if (on("bench")) test_msms(true, true);
     if (on("ntt") || on("bench")) test_ntts(on("ntt"), on("bench"));
     if (on("prove") || on("provebench")) test_proves(on("provebench"));
+    if (on("fixedbase")) test_fixed_base();
     if (want.find(" kprof ") != std::string::npos) kprof_all();  // only when asked: for ncu
   } catch (const std::exception& e) {
     report(false, std::string("exception: ") + e.what());

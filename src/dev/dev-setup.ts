@@ -1,6 +1,7 @@
 // devSetup: an INSECURE Groth16 .zkey straight from an .r1cs, from toxic waste τ, α, β, γ, δ that this
-// process knows: no powers-of-tau ceremony, so fixtures of any size cost O(N) field operations plus N
-// fixed-base multiplications per point section (native batchMul), instead of prepare phase2's group FFTs.
+// process knows: no powers-of-tau ceremony, so fixtures of any size cost O(N) field operations (native,
+// threaded: lagrange.ts, qap.ts) plus N fixed-base multiplications per point section (native batchMul, on
+// the GPU when the CUDA core has one), instead of prepare phase2's group FFTs.
 // Sections follow snarkjs zkey_new.js (reference §2.2): A/B1/B2 = A_j(τ), B_j(τ) in G1/G2, IC = (βA_j +
 // αB_j + C_j)/γ for j ≤ nPublic, C = (...)/δ for the rest, H_j = L^(2n)_(2j+1)(τ)/δ, coefficients v·R² mod r
 // ordered by constraint then the public rows. Anyone holding the toxic waste can forge proofs.
@@ -11,19 +12,19 @@ import type { CurveInfo, CurveName } from '../formats/curves.js';
 import { bigintToLe } from '../formats/lem.js';
 import { BinWriter } from './bin-writer.js';
 import type { ProgressFn } from './dev-circuit.js';
-import { FrVec, frParams, inv, rootOfUnity, type FrParams } from './field-bigint.js';
+import { qapCombine } from '../ffi/native.js';
+import { frParams, inv, type FrParams, type FrVec } from './field-bigint.js';
 import { generatorBytes } from './generators.js';
 import { lagrangeValues, vanishingAt } from './lagrange.js';
-import { forEachTerm, openR1cs, type R1csInfo } from './r1cs-stream.js';
+import { accumulateQap } from './qap.js';
+import { openR1cs, type R1csInfo } from './r1cs-stream.js';
 import { secretScalar, type Seed } from './rng.js';
-import { nativeBatchMul, writePoints, type BatchMulFn, type Group } from './points.js';
+import { nativeBatchMul, POINTS_CHUNK, writePoints, type BatchMulFn, type Group } from './points.js';
 
 export type { BatchMulFn } from './points.js';
 
 export const DEV_SETUP_WARNING =
   'INSECURE KEY: cuzk dev-setup made this zkey from toxic waste it knew (no ceremony); anyone with the waste or the seed can forge proofs. For tests and benchmarks only.';
-
-const R2_CACHE_MAX = 1 << 16;
 
 /** Stored as the zkey's circuit hash (section 10), so the file itself says what it is. */
 const CS_HASH_MARK = 'INSECURE cuzk dev-setup key: toxic waste known, do not deploy';
@@ -136,93 +137,15 @@ function writeHeaders(zk: BinWriter, p: Plan, t: ToxicWaste): void {
   zk.endSection();
 }
 
-interface Accumulated {
-  /** A_j(τ), B_j(τ), C_j(τ) per wire, standard form. */
-  readonly a: FrVec;
-  readonly b: FrVec;
-  readonly c: FrVec;
-  readonly nCoefs: number;
-}
-
-/** One pass over the constraints: accumulates A/B/C(τ) per wire and writes section 4 (coefficients). */
-function accumulate(zk: BinWriter, file: BinFile, p: Plan, rows: FrVec): Accumulated {
-  const r = p.fr.r;
-  const rMinus1 = r - 1n;
-  const r2 = (1n << 512n) % r; // R² for R = 2^256 (n8r = 32 on both curves)
-  // coef → coef·R² bytes: circuits reuse few distinct constants (1, −1, powers of 2, round constants), and a
-  // hit saves a mulmod and an encode (2^18 constraints: 3.7 → 3.2 s).
-  const r2Cache = new Map<bigint, Uint8Array>();
-  const r2BytesOf = (coef: bigint) => {
-    let b = r2Cache.get(coef);
-    if (!b) {
-      b = bigintToLe((coef * r2) % r, 32);
-      if (r2Cache.size < R2_CACHE_MAX) r2Cache.set(coef, b);
-    }
-    return b;
-  };
-  const acc = [new FrVec(p.nVars), new FrVec(p.nVars), new FrVec(p.nVars)];
-  let nCoefs = 0;
-  let lRow = 0n;
-  const add = (m: number, row: number, wire: number, coef: bigint) => {
-    const term = coef === 1n ? lRow : coef === rMinus1 ? (lRow === 0n ? 0n : r - lRow) : (coef * lRow) % r;
-    const vec = acc[m];
-    const v = vec.get(wire) + term;
-    vec.set(wire, v >= r ? v - r : v);
-    if (m === 2) return;
-    const o = zk.reserve(44);
-    zk.view.setUint32(o, m, true);
-    zk.view.setUint32(o + 4, row, true);
-    zk.view.setUint32(o + 8, wire, true);
-    zk.buffer.set(r2BytesOf(coef), o + 12);
-    zk.advance(44);
-    nCoefs++;
-  };
-  zk.beginSection(4);
-  const countAt = zk.position;
-  zk.u32(0);
-  forEachTerm(file, p.info, (i) => {
-    lRow = rows.get(i);
-    if ((i & 0xffff) === 0) p.progress('constraints', i, p.info.nConstraints);
-  }, (m, row, wire, view, off) => {
-    const coef = view.getBigUint64(off, true) | (view.getBigUint64(off + 8, true) << 64n) |
-      (view.getBigUint64(off + 16, true) << 128n) | (view.getBigUint64(off + 24, true) << 192n);
-    add(m, row, wire, coef < r ? coef : coef % r);
-  });
-  // snarkjs's extra rows: A-coefficient 1 for public wire s at row nConstraints + s (reference §1.3).
-  for (let s = 0; s <= p.nPublic; s++) {
-    lRow = rows.get(p.info.nConstraints + s);
-    add(0, p.info.nConstraints + s, s, 1n);
-  }
-  zk.endSection();
-  const count = new Uint8Array(4);
-  new DataView(count.buffer).setUint32(0, nCoefs, true);
-  zk.patch(countAt, count);
-  p.progress('constraints', p.info.nConstraints, p.info.nConstraints);
-  return { a: acc[0], b: acc[1], c: acc[2], nCoefs };
-}
-
-/** In place in acc.c: (β·A_j + α·B_j + C_j)/γ for j ≤ nPublic (IC), /δ for the rest (C points). */
-function combine(acc: Accumulated, p: Plan, t: ToxicWaste): void {
-  const r = p.fr.r;
-  const gammaInv = inv(t.gamma, r);
-  const deltaInv = inv(t.delta, r);
-  for (let j = 0; j < p.nVars; j++) {
-    const k = (t.beta * acc.a.get(j) + t.alpha * acc.b.get(j) + acc.c.get(j)) % r;
-    acc.c.set(j, (k * (j <= p.nPublic ? gammaInv : deltaInv)) % r);
-  }
-}
-
 async function writeH(zk: BinWriter, p: Plan, t: ToxicWaste, base: Uint8Array): Promise<void> {
   const n = 2 ** p.lgDomain;
-  const chunk = Math.min(n, 1 << 16);
-  const vec = new FrVec(chunk);
-  const series = {
-    r: p.fr.r, tau: t.tau, lgSize: p.lgDomain + 1, omega: rootOfUnity(p.fr, p.lgDomain + 1), scale: inv(t.delta, p.fr.r),
-  };
+  const chunk = Math.min(n, POINTS_CHUNK);
+  const vec = new Uint8Array(32 * chunk);
+  const series = { curve: p.curve.name, tau: t.tau, lgSize: p.lgDomain + 1, scale: inv(t.delta, p.fr.r) };
   zk.beginSection(9);
   for (let start = 0; start < n; start += chunk) {
-    lagrangeValues(series, 2 * start + 1, 2, chunk, vec, 0);
-    await writePoints(zk, p.curve, p.mul, 1, base, vec.bytes, chunk);
+    lagrangeValues(series, 2 * start + 1, 2, chunk, vec);
+    await writePoints(zk, p.curve, p.mul, 1, base, vec, chunk);
     p.progress('H', start + chunk, n);
   }
   zk.endSection();
@@ -230,18 +153,19 @@ async function writeH(zk: BinWriter, p: Plan, t: ToxicWaste, base: Uint8Array): 
 
 async function writeSections(zk: BinWriter, file: BinFile, p: Plan, t: ToxicWaste): Promise<number> {
   writeHeaders(zk, p, t);
-  const rows = new FrVec(p.nRows);
-  lagrangeValues({ r: p.fr.r, tau: t.tau, lgSize: p.lgDomain, omega: rootOfUnity(p.fr, p.lgDomain), scale: 1n }, 0, 1, p.nRows, rows, 0);
+  const rows = new Uint8Array(32 * p.nRows);
+  lagrangeValues({ curve: p.curve.name, tau: t.tau, lgSize: p.lgDomain, scale: 1n }, 0, 1, p.nRows, rows);
   p.progress('lagrange', p.nRows, p.nRows);
-  const acc = accumulate(zk, file, p, rows);
-  combine(acc, p, t);
+  const { acc: [a, b, c], nCoefs } = accumulateQap(zk, file, p.info, p.nPublic, rows, p.progress);
+  const k = (v: bigint) => bigintToLe(v, 32);
+  qapCombine(p.curve.name, [a.bytes, b.bytes, c.bytes], p.nVars, p.nPublic, k(t.alpha), k(t.beta), k(t.gamma), k(t.delta));
   const gen = generatorBytes(p.curve);
   const sections: Array<[number, string, Group, FrVec, number, number]> = [
-    [3, 'IC', 1, acc.c, 0, p.nPublic + 1],
-    [5, 'A', 1, acc.a, 0, p.nVars],
-    [6, 'B1', 1, acc.b, 0, p.nVars],
-    [7, 'B2', 2, acc.b, 0, p.nVars],
-    [8, 'C', 1, acc.c, p.nPublic + 1, p.nVars],
+    [3, 'IC', 1, c, 0, p.nPublic + 1],
+    [5, 'A', 1, a, 0, p.nVars],
+    [6, 'B1', 1, b, 0, p.nVars],
+    [7, 'B2', 2, b, 0, p.nVars],
+    [8, 'C', 1, c, p.nPublic + 1, p.nVars],
   ];
   for (const [type, name, group, vec, from, to] of sections) {
     zk.beginSection(type);
@@ -255,7 +179,7 @@ async function writeSections(zk: BinWriter, file: BinFile, p: Plan, t: ToxicWast
   zk.write(mark);
   zk.u32(0); // no contributions
   zk.endSection();
-  return acc.nCoefs;
+  return nCoefs;
 }
 
 /** Writes `zkeyPath` (overwriting it). The key is INSECURE: print result.warning. */

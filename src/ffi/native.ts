@@ -138,6 +138,42 @@ export function batchMul(curve: CurveName, group: number, base: Uint8Array, scal
   call('cuzk_batch_mul', (s) => loadCore().abi.batch_mul(CURVE_ID[curve], group, base, scalars, n, out, s));
 }
 
+/** Dev-setup: out[j] = scale·L_{first + j·stride}(τ) over the 2^lgN domain (32-byte standard scalars). */
+export function lagrangeEval(curve: CurveName, tau: Uint8Array, scale: Uint8Array, lgN: number, first: number, stride: number, count: number, out: Uint8Array): void {
+  need(tau, 32, 'lagrangeEval tau');
+  need(scale, 32, 'lagrangeEval scale');
+  need(out, 32 * count, 'lagrangeEval out');
+  call('cuzk_lagrange_eval', (s) => loadCore().abi.lagrange_eval(CURVE_ID[curve], tau, scale, lgN, first, stride, count, out, s));
+}
+
+export interface R1csPass {
+  /** bytes of `data` consumed (whole constraints), constraints, coefficient records written */
+  bytes: number;
+  rows: number;
+  coefs: number;
+}
+
+/** Bytes of coefficient records cuzkR1csAccumulate may write for `len` bytes of constraints (a term is ≥ 36 bytes). */
+export const coefRecordBytes = (len: number) => 44 * Math.floor(len / 36);
+
+/** Dev-setup: one pass of cuzk_r1cs_accumulate (cuzk.h) over whole constraints at the start of `data`. */
+export function r1csAccumulate(curve: CurveName, data: Uint8Array, firstRow: number, maxRows: number, nWires: number, l: Uint8Array, acc: readonly [Uint8Array, Uint8Array, Uint8Array], coefs: Uint8Array): R1csPass {
+  acc.forEach((v, m) => need(v, 32 * nWires, `r1csAccumulate acc[${m}]`));
+  need(l, 32 * Math.min(maxRows, Math.floor(data.byteLength / 12)), 'r1csAccumulate l');
+  need(coefs, coefRecordBytes(data.byteLength), 'r1csAccumulate coefs');
+  const done = new Uint8Array(24);
+  call('cuzk_r1cs_accumulate', (s) => loadCore().abi.r1cs_accumulate(CURVE_ID[curve], data, data.byteLength, firstRow, maxRows, nWires, l, acc[0], acc[1], acc[2], coefs, Math.floor(data.byteLength / 36), done, s));
+  const v = new DataView(done.buffer);
+  return { bytes: Number(v.getBigUint64(0, true)), rows: Number(v.getBigUint64(8, true)), coefs: Number(v.getBigUint64(16, true)) };
+}
+
+/** Dev-setup: cuzk_qap_combine over the accumulators of r1csAccumulate (then standard form: A, B, and the IC/C scalars). */
+export function qapCombine(curve: CurveName, acc: readonly [Uint8Array, Uint8Array, Uint8Array], nWires: number, nPublic: number, alpha: Uint8Array, beta: Uint8Array, gamma: Uint8Array, delta: Uint8Array): void {
+  acc.forEach((v, m) => need(v, 32 * nWires, `qapCombine acc[${m}]`));
+  for (const [v, what] of [[alpha, 'alpha'], [beta, 'beta'], [gamma, 'gamma'], [delta, 'delta']] as const) need(v, 32, `qapCombine ${what}`);
+  call('cuzk_qap_combine', (s) => loadCore().abi.qap_combine(CURVE_ID[curve], acc[0], acc[1], acc[2], nWires, nPublic, alpha, beta, gamma, delta, s));
+}
+
 export function ntt(curve: CurveName, data: Uint8Array, lgN: number, flags: number): void {
   if (!Number.isInteger(lgN) || lgN < 0 || lgN > 28) throw new CuzkError('E_INVALID_ARG', `ntt: lgN ${lgN} out of range 0..28`);
   need(data, 32 * 2 ** lgN, 'ntt data');

@@ -1,5 +1,6 @@
-// The O(1)-per-value Lagrange formula against the textbook product form, on both scalar fields; roots of
-// unity against ffjavascript's own Fr.w table; batch inverse and FrVec slots against plain BigInt.
+// The native O(1)-per-value Lagrange formula (cuzk_lagrange_eval) against the textbook product form in
+// BigInt, on both scalar fields, across its 4096-value chunks; roots of unity against ffjavascript's own Fr.w
+// table; batch inverse and FrVec slots against plain BigInt.
 
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -52,7 +53,7 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
       const tau = rng.field(r);
       const scale = rng.field(r);
       const out = new FrVec(size);
-      lagrangeValues({ r, tau, lgSize: lg, omega, scale: 1n }, 0, 1, size, out, 0);
+      lagrangeValues({ curve, tau, lgSize: lg, scale: 1n }, 0, 1, size, out.bytes);
       let sum = 0n;
       let sumX = 0n;
       for (let i = 0; i < size; i++) {
@@ -64,13 +65,30 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
       assert.equal(sumX % r, tau);
       // Odd indices with stride 2 and a scale, written at an offset (the H-point case).
       const odd = new FrVec(size / 2 + 1);
-      lagrangeValues({ r, tau, lgSize: lg, omega, scale }, 1, 2, size / 2, odd, 1);
+      lagrangeValues({ curve, tau, lgSize: lg, scale }, 1, 2, size / 2, odd.subarray(1, size / 2 + 1));
       for (let j = 0; j < size / 2; j++) assert.equal(odd.get(1 + j), (scale * out.get(2 * j + 1)) % r, `odd ${j}`);
     });
 
-    it('lagrangeValues refuses τ inside the domain', () => {
+    it('lagrangeValues agrees with the BigInt formula across chunks, strides and offsets of a 2^13 domain', () => {
+      const lg = 13;
+      const omegaInv = inv(rootOfUnity(fr, lg), r);
+      const tau = rng.field(r);
+      const scale = rng.field(r);
+      const c = (((modPow(tau, 1n << BigInt(lg), r) - 1n + r) * inv(BigInt(1 << lg), r)) % r * scale) % r;
+      const bigint = (m: number) => (c * inv((tau * modPow(omegaInv, BigInt(m), r) - 1n + r) % r, r)) % r;
+      for (const [first, stride, count] of [[0, 1, 8192], [4093, 1, 4100], [1, 2, 4097], [8191, 3, 5]]) {
+        const out = new FrVec(count);
+        lagrangeValues({ curve, tau, lgSize: lg, scale }, first, stride, count, out.bytes);
+        for (const j of [0, 1, 4095, 4096, 4097, count - 1].filter((x) => x < count)) {
+          assert.equal(out.get(j), bigint((first + j * stride) % (1 << lg)), `first ${first} stride ${stride} j ${j}`);
+        }
+      }
+    });
+
+    it('lagrangeValues refuses τ inside the domain and scalars not below r', () => {
       const omega = rootOfUnity(fr, 2);
-      assert.throws(() => lagrangeValues({ r, tau: omega, lgSize: 2, omega, scale: 1n }, 0, 1, 4, new FrVec(4), 0), RangeError);
+      assert.throws(() => lagrangeValues({ curve, tau: omega, lgSize: 2, scale: 1n }, 0, 1, 4, new Uint8Array(128)), { code: 'E_INVALID_ARG', message: /domain/ });
+      assert.throws(() => lagrangeValues({ curve, tau: r, lgSize: 2, scale: 1n }, 0, 1, 4, new Uint8Array(128)), { code: 'E_INVALID_ARG', message: /tau is not below r/ });
     });
 
     it('batchInverse and FrVec slots agree with BigInt', () => {
