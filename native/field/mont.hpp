@@ -49,6 +49,7 @@ using u128 = unsigned __int128;
 // m0 (-p^-1 mod 2^64); and nbytes (the snarkjs n8, = 8n).
 template <class P>
 struct mont_t {
+  using params = P;
   static constexpr size_t n = P::n;
   static constexpr size_t nbytes = 8 * P::n;
   uint64_t l[n];

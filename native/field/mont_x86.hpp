@@ -105,6 +105,122 @@ CUZK_X86_INLINE void mul4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
 }
 
+// ---- lazy reduction for Fp2 (4 limbs): products kept at 512 bits, reduced once per coefficient ----
+
+// One row of mul4_wide: (x0..x3, top) = (x0..x3) + a·b[i] with the low halves on OF and the high
+// halves on CF; x0 is then final and stored at t[off].
+#define CUZK_X86_WROW(bi, off, x0, x1, x2, x3, top)                                          \
+  "xorl %k[x], %k[x]\n\t"                                                                   \
+  "movq " bi "(%[b]), %%rdx\n\t"                                                            \
+  "mulxq 0(%[a]), %[x], %[A]\n\t adoxq %[x], %[" x0 "]\n\t adcxq %[A], %[" x1 "]\n\t"      \
+  "mulxq 8(%[a]), %[x], %[A]\n\t adoxq %[x], %[" x1 "]\n\t adcxq %[A], %[" x2 "]\n\t"      \
+  "mulxq 16(%[a]), %[x], %[A]\n\t adoxq %[x], %[" x2 "]\n\t adcxq %[A], %[" x3 "]\n\t"     \
+  "mulxq 24(%[a]), %[x], %[" top "]\n\t adoxq %[x], %[" x3 "]\n\t"                          \
+  "movl $0, %k[x]\n\t adcxq %[x], %[" top "]\n\t adoxq %[x], %[" top "]\n\t"               \
+  "movq %[" x0 "], " off "(%[t])\n\t"
+
+// t[0..8) = a·b, the whole 512-bit product of any two 4-limb values (no reduction). The running sum
+// after row i is below 2^(64(i+5)), so no row carries out of its top limb.
+CUZK_X86_INLINE void mul4_wide(uint64_t* t, const uint64_t* a, const uint64_t* b) {
+  uint64_t r0, r1, r2, r3, r4, A, x, dx;
+  asm("movq 0(%[b]), %%rdx\n\t"
+      "mulxq 0(%[a]), %[r0], %[r1]\n\t"
+      "mulxq 8(%[a]), %[x], %[r2]\n\t addq %[x], %[r1]\n\t"
+      "mulxq 16(%[a]), %[x], %[r3]\n\t adcq %[x], %[r2]\n\t"
+      "mulxq 24(%[a]), %[x], %[r4]\n\t adcq %[x], %[r3]\n\t adcq $0, %[r4]\n\t"
+      "movq %[r0], 0(%[t])\n\t"
+      CUZK_X86_WROW("8", "8", "r1", "r2", "r3", "r4", "r0")
+      CUZK_X86_WROW("16", "16", "r2", "r3", "r4", "r0", "r1")
+      CUZK_X86_WROW("24", "24", "r3", "r4", "r0", "r1", "r2")
+      "movq %[r4], 32(%[t])\n\t movq %[r0], 40(%[t])\n\t movq %[r1], 48(%[t])\n\t movq %[r2], 56(%[t])\n\t"
+      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [A] "=&r"(A),
+        [x] "=&r"(x), "=&d"(dx), "=m"(*(uint64_t(*)[8])t)
+      : [a] "r"(a), [b] "r"(b), [t] "r"(t), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b)
+      : "cc");
+}
+#undef CUZK_X86_WROW
+
+// r = t·2^-256 mod p, r < p, for t < p·2^256 (8 limbs): four reduction steps of mul4 on the low half
+// give q = (t_lo + m·p)/2^256 <= p, then q + t_hi < 2p takes one conditional subtraction.
+template <class P>
+CUZK_X86_INLINE void redc4(uint64_t* r, const uint64_t* t) {
+  uint64_t t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], A = 0, x, y, dx;
+#define CUZK_X86_REDSTEP \
+  CUZK_X86_RED0 CUZK_X86_RED("p1", "t1", "t0") CUZK_X86_RED("p2", "t2", "t1") CUZK_X86_RED("p3", "t3", "t2") CUZK_X86_RED_END("t3")
+  asm(CUZK_X86_REDSTEP CUZK_X86_REDSTEP CUZK_X86_REDSTEP CUZK_X86_REDSTEP
+      "addq 32(%[t]), %[t0]\n\t adcq 40(%[t]), %[t1]\n\t adcq 48(%[t]), %[t2]\n\t adcq 56(%[t]), %[t3]\n\t"
+      "movq %[t0], %[x]\n\t subq %[p0], %[x]\n\t"
+      "movq %[t1], %[A]\n\t sbbq %[p1], %[A]\n\t"
+      "movq %[t2], %[y]\n\t sbbq %[p2], %[y]\n\t"
+      "movq %[t3], %%rdx\n\t sbbq %[p3], %%rdx\n\t"
+      "cmovncq %[x], %[t0]\n\t cmovncq %[A], %[t1]\n\t cmovncq %[y], %[t2]\n\t cmovncq %%rdx, %[t3]\n\t"
+      : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [A] "+&r"(A), [x] "=&r"(x),
+        [y] "=&r"(y), "=&d"(dx)
+      : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p0] "m"(P::p[0]), [p1] "m"(P::p[1]), [p2] "m"(P::p[2]),
+        [p3] "m"(P::p[3]), [m0] "m"(P::m0)
+      : "cc");
+#undef CUZK_X86_REDSTEP
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+// r = a + b over |n| limbs, no reduction; the caller knows it does not carry out (memory operands:
+// mov does not touch the carry flag, so the chain runs through loads and stores).
+#define CUZK_X86_ADC_STEP(i) "movq " #i "(%[a]), %[x]\n\t adcq " #i "(%[b]), %[x]\n\t movq %[x], " #i "(%[r])\n\t"
+#define CUZK_X86_SBB_STEP(i) "movq " #i "(%[b]), %[x]\n\t sbbq %[x], " #i "(%[r])\n\t"
+CUZK_X86_INLINE void add4_wide(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  uint64_t x;
+  asm("clc\n\t" CUZK_X86_ADC_STEP(0) CUZK_X86_ADC_STEP(8) CUZK_X86_ADC_STEP(16) CUZK_X86_ADC_STEP(24)
+      : [x] "=&r"(x), "=m"(*(uint64_t(*)[4])r)
+      : [r] "r"(r), [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b)
+      : "cc");
+}
+// r -= b over 8 limbs; returns the borrow out as a mask (0 or all ones).
+CUZK_X86_INLINE uint64_t sub8_wide(uint64_t* r, const uint64_t* b) {
+  uint64_t x, m;
+  asm("clc\n\t" CUZK_X86_SBB_STEP(0) CUZK_X86_SBB_STEP(8) CUZK_X86_SBB_STEP(16) CUZK_X86_SBB_STEP(24)
+      CUZK_X86_SBB_STEP(32) CUZK_X86_SBB_STEP(40) CUZK_X86_SBB_STEP(48) CUZK_X86_SBB_STEP(56)
+      "sbbq %[m], %[m]\n\t"
+      : [x] "=&r"(x), [m] "=&r"(m), "+m"(*(uint64_t(*)[8])r)
+      : [r] "r"(r), [b] "r"(b), "m"(*(const uint64_t(*)[8])b)
+      : "cc");
+  return m;
+}
+#undef CUZK_X86_ADC_STEP
+#undef CUZK_X86_SBB_STEP
+
+// t[4..8) += p & mask (the top half: + p·2^256 when mask is all ones); its carry out is dropped.
+template <class P>
+CUZK_X86_INLINE void add_p_hi(uint64_t* t, uint64_t mask) {
+  uint64_t s0, s1, s2, s3;
+  asm("movq %[p0], %[s0]\n\t andq %[m], %[s0]\n\t movq %[p1], %[s1]\n\t andq %[m], %[s1]\n\t"
+      "movq %[p2], %[s2]\n\t andq %[m], %[s2]\n\t movq %[p3], %[s3]\n\t andq %[m], %[s3]\n\t"
+      "addq %[s0], 32(%[t])\n\t adcq %[s1], 40(%[t])\n\t adcq %[s2], 48(%[t])\n\t adcq %[s3], 56(%[t])\n\t"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), "+m"(*(uint64_t(*)[8])t)
+      : [t] "r"(t), [m] "r"(mask), [p0] "m"(P::p[0]), [p1] "m"(P::p[1]), [p2] "m"(P::p[2]), [p3] "m"(P::p[3])
+      : "cc");
+}
+
+// (r0 + r1·u) = (a0 + a1·u)(b0 + b1·u) with u^2 = -1, all < p, the same values as Karatsuba over
+// mul4 (3M) with two reductions instead of three: t0 = a0·b0, t1 = a1·b1, t2 = (a0+a1)(b0+b1) at
+// 512 bits; r0 = redc(t0 - t1, plus p·2^256 when negative), r1 = redc(t2 - t0 - t1). Both inputs are
+// below p·2^256 (|t0 - t1| < p^2, t2 - t0 - t1 = a0·b1 + a1·b0 < 2p^2, and 2p < 2^256); the sums
+// a0 + a1, b0 + b1 stay unreduced (< 2p < 2^255).
+template <class P>
+CUZK_X86_INLINE void fp2_mul4(uint64_t* r0, uint64_t* r1, const uint64_t* a0, const uint64_t* a1,
+                              const uint64_t* b0, const uint64_t* b1) {
+  uint64_t sa[4], sb[4], t0[8], t1[8], t2[8];
+  add4_wide(sa, a0, a1);
+  add4_wide(sb, b0, b1);
+  mul4_wide(t0, a0, b0);
+  mul4_wide(t1, a1, b1);
+  mul4_wide(t2, sa, sb);
+  sub8_wide(t2, t0);
+  sub8_wide(t2, t1);
+  add_p_hi<P>(t0, sub8_wide(t0, t1));
+  redc4<P>(r0, t0);
+  redc4<P>(r1, t2);
+}
+
 #define CUZK_X86_ROUND6(bi)                                                               \
   "xorl %k[x], %k[x]\n\t"                                                                 \
   "movq " bi "(%[b]), %%rdx\n\t"                                                          \

@@ -116,11 +116,17 @@ inline plan_t choose_plan(size_t m, unsigned nbits, size_t nthreads) {
 
 // Points of an MSM block by position k: points[idx[k]], or with the endomorphism, P = points[idx[k/2]]
 // for even k and φ(P) = (β·x, y) for odd k (phix[k/2] = β·x: 32 bytes per point, not a copy of P).
+// prefetch(k) asks for point k's lines ahead of its use: the points of a window pass are 2-8 MiB
+// read in index order with gaps (the dropped 0/1 scalars), which the hardware prefetcher misses.
+inline void prefetch_lines(const void* p, size_t bytes) {
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(static_cast<const char*>(p) + o);
+}
 template <class G>
 struct direct_src {
   const affine_t<G>* points;
   const uint32_t* idx;
   const affine_t<G>& operator()(size_t k) const { return points[idx[k]]; }
+  void prefetch(size_t k) const { prefetch_lines(&points[idx[k]], sizeof(affine_t<G>)); }
 };
 template <class G>
 struct glv_src {
@@ -131,7 +137,12 @@ struct glv_src {
     const affine_t<G>& p = points[idx[k >> 1]];
     return (k & 1) ? affine_t<G>{phix[k >> 1], p.y} : p;
   }
+  void prefetch(size_t k) const {
+    prefetch_lines(&points[idx[k >> 1]], sizeof(affine_t<G>));
+    if (k & 1) prefetch_lines(&phix[k >> 1], sizeof(phix[0]));
+  }
 };
+constexpr size_t prefetch_ahead = 16;  // points ahead: an addition takes 0.1-0.3 us, a miss to memory ~0.1 us
 
 // Sum over buckets of (b+1)·bucket[b] for one window of one point range [b, e).
 template <class G, class Src>
@@ -140,6 +151,7 @@ xyzz_t<G> window_sum_xyzz(const Src& point, const int16_t* digits, size_t b, siz
   size_t nb = size_t(1) << (c - 1);
   std::vector<xyzz> buckets(nb, xyzz::infinity());
   for (size_t k = b; k < e; k++) {
+    if (k + prefetch_ahead < e && digits[k + prefetch_ahead] != 0) point.prefetch(k + prefetch_ahead);
     int32_t d = digits[k];
     if (d == 0) continue;
     const affine_t<G> p = point(k);
@@ -180,8 +192,10 @@ xyzz_t<G> window_sum_affine(const Src& point, const int16_t* digits, size_t b, s
     if (d < 0) p.y = -p.y;
     return bk.add(bucket_of(k, d), p);
   };
-  for (size_t k = b; k < e; k++)
+  for (size_t k = b; k < e; k++) {
+    if (k + prefetch_ahead < e && digits[k + prefetch_ahead] != 0) point.prefetch(k + prefetch_ahead);
     if (digits[k] != 0 && !try_add(k)) deferred.push_back((uint32_t)k);
+  }
   std::vector<xyzz> rest;
   while (!deferred.empty()) {
     bk.flush();

@@ -89,6 +89,40 @@ for (const c of CASES) {
   });
 }
 
+// Fq2 products: on BN254 the asm path keeps the three Karatsuba products at 512 bits and reduces
+// twice (mont_x86.hpp fp2_mul4), so a0·b0 − a1·b1 below zero, and coefficients whose images sit at
+// 0, p − 1 or a limb boundary, are where a wrong borrow or bound would show.
+for (const curve of ['bn128', 'bls12381'] as const) {
+  describe(`fq2 mul near p: ${curve} (${fieldImpl()})`, () => {
+    const p = MODULI[curve].q;
+    const n8 = MODULI[curve].n8q;
+    const F = primeField(p);
+    const rInv = pow(2n ** BigInt(8 * n8), p - 2n, p);
+    const std = (m: bigint) => F.mul(m, rInv);
+    const edge = images(p, n8).map(std);
+    const pairs: [bigint, bigint][] = [];
+    for (const x of edge) for (const y of edge) pairs.push([x, y]);
+    it('matches (a0·b0 − a1·b1, a0·b1 + a1·b0) on edge coefficients', () => {
+      const a: [bigint, bigint][] = [];
+      const b: [bigint, bigint][] = [];
+      for (const x of pairs) {
+        for (let k = 0; k < 6; k++) (a.push(x), b.push(pairs[rng.u32() % pairs.length]!));
+        a.push(x), b.push(x);
+        a.push([rng.below(p), rng.below(p)]), b.push(x);
+      }
+      const enc = (xs: [bigint, bigint][]) => concat(xs.flatMap(([u, v]) => [toLe(u, n8), toLe(v, n8)]));
+      const out = new Uint8Array(a.length * 2 * n8);
+      fieldOp(curve, FIELD.fq2, FIELD_OP.mul, enc(a), enc(b), out, a.length);
+      a.forEach(([a0, a1], i) => {
+        const [b0, b1] = b[i]!;
+        const want = [F.sub(F.mul(a0, b0), F.mul(a1, b1)), F.add(F.mul(a0, b1), F.mul(a1, b0))];
+        const got = [fromLe(out, 2 * i * n8, n8), fromLe(out, (2 * i + 1) * n8, n8)];
+        assert.deepEqual(got, want, `(${a0}, ${a1})·(${b0}, ${b1}) ${seedNote}`);
+      });
+    });
+  });
+}
+
 // BMI2 and ADX as the kernel reports them (Linux x86-64; elsewhere the asm is not expected).
 function cpuHasMulxAdx(): boolean {
   try {
