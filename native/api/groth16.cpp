@@ -1,8 +1,8 @@
-// Groth16 proving entry points: cuzk_key_create / cuzk_key_destroy, and a proof in two phases,
-// cuzk_groth16_synthesize (CPU threads) then cuzk_groth16_prove_ab over groth16/prove.hpp (the CPU
-// core) or groth16/prove_gpu.hpp (GPU N, CUDA build). There is no one-call prover: the engine runs
-// phase 1 of the next proof on the CPU while phase 2 of this one runs on a GPU, and the one-shot
-// prover (src/engine/prover.ts) makes the same two calls.
+// Groth16 proving entry points: cuzk_key_create / cuzk_key_destroy, and a proof: on the CPU core in
+// two phases, cuzk_groth16_synthesize (CPU threads) then cuzk_groth16_prove_ab(device -1) over
+// groth16/prove.hpp; on GPU N one call, cuzk_groth16_prove_ab(N) over groth16/prove_gpu.hpp, which
+// synthesizes on the device from the key's resident coefficients (CUDA build). The engine and the
+// one-shot prover (src/engine/prover.ts) make the same calls.
 // Argument checks only; the math lives below. CUZK_TRACE_PROVE=1 in the
 // environment prints each proof's phase timings (ms) to stderr, one line per proof.
 #include <cstdio>
@@ -70,6 +70,16 @@ void require_ab(const cuzk_key* key, const uint8_t* witness, const uint8_t* ab, 
   require((reinterpret_cast<uintptr_t>(ab) & 7) == 0, std::string(fn) + ": ab is not 8-byte aligned");
 }
 
+// A GPU synthesizes on the device, so |ab| is NULL there; the CPU core proves from phase 1's |ab|.
+void require_prove_args(const cuzk_key* key, const uint8_t* witness, const uint8_t* ab, int32_t device) {
+  const char* fn = "cuzk_groth16_prove_ab";
+  require(device >= -1, std::string(fn) + ": device must be -1 (CPU) or a GPU ordinal");
+  if (device < 0) return require_ab(key, witness, ab, fn);
+  require(key != nullptr, std::string(fn) + ": key is NULL");
+  require(witness != nullptr, std::string(fn) + ": NULL buffer");
+  require(ab == nullptr, std::string(fn) + ": ab must be NULL on a GPU (it synthesizes A and B on the device)");
+}
+
 }  // namespace
 
 extern "C" {
@@ -114,15 +124,14 @@ CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* w
                                            uint8_t* proof_out, const volatile int32_t* cancel,
                                            cuzk_prove_stats* stats, cuzk_error* err) {
   return guard([&] {
-    require_ab(key, witness, ab, "cuzk_groth16_prove_ab");
+    require_prove_args(key, witness, ab, device);
     require(r && s && proof_out, "cuzk_groth16_prove_ab: NULL buffer");
-    require(device >= -1, "cuzk_groth16_prove_ab: device must be -1 (CPU) or a GPU ordinal");
     prove_timings_t tm;
     with_curve(key->desc.curve, [&](auto c) {
       using C = decltype(c);
       using F = typename C::fr_t;
       if (device >= 0) {
-        gpu_groth16_prove_ab<C>(*key, device, witness, ab, r, s, proof_out, cancel, tm);
+        gpu_groth16_prove_ab<C>(*key, device, witness, r, s, proof_out, cancel, tm);
       } else {
         F* a = reinterpret_cast<F*>(ab);
         groth16_prove_ab<C>(*key, witness, a, a + key->desc.domain_size, r, s, proof_out, cancel, tm);
@@ -131,6 +140,7 @@ CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* w
     record(*key, tm);
     trace(tm, key->desc.domain_size);
     if (stats) {
+      if (device >= 0) stats->synth_ms = tm.abc;  // on the device; the CPU core's came from phase 1
       stats->h2d_ms = tm.h2d;
       stats->ntt_ms = tm.ntt;
       stats->msm_ms = tm.msm_a + tm.msm_b1 + tm.msm_b2 + tm.msm_c + tm.msm_h;

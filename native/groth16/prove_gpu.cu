@@ -1,13 +1,15 @@
-// One Groth16 proof with the NTTs and MSMs on the GPU: the algorithm of groth16/prove.hpp (snarkjs
+// One Groth16 proof on the GPU, synthesis included: the algorithm of groth16/prove.hpp (snarkjs
 // groth16_prove.js) step for step, so the proof is byte-identical to the CPU core's for the same r, s.
-// Phase 1 (the section-4 scatter, A·w and B·w) stays on the CPU threads and writes into pinned host
-// memory; phase 2 uploads A, B and the witness, and runs two streams at once: the witness MSMs (A,
-// B1, B2, C) need only the witness, so they start as soon as it has arrived, while the main stream
-// computes C = A∘B, the six transforms and H = A·B − C, then the H MSM. Key points are uploaded on a
-// key's first proof on a device and stay resident until evicted.
+// Only the witness is uploaded; A·w and B·w are computed on the device from the key's coefficients
+// (groth16/synth_gpu.cuh) straight into the buffers the transforms read. Two streams run at once:
+// the witness MSMs (A, B1, B2, C) need only the witness, so they start as soon as it has arrived,
+// while the main stream synthesizes A and B, computes C = A∘B, the six transforms and H = A·B − C,
+// then the H MSM. A key's points and coefficients are uploaded on its first proof on a device and
+// stay resident until evicted.
 #include "../field/mont.cuh"
 #include "../msm/msm_gpu.cuh"
 #include "../ntt/ntt.cuh"
+#include "synth_gpu.cuh"
 
 #include <exception>
 #include <map>
@@ -24,12 +26,14 @@ namespace {
 struct key_dev_t {
   int device = 0;
   void *a = nullptr, *b1 = nullptr, *b2 = nullptr, *c = nullptr, *h = nullptr;
+  synth_dev_t coefs;
   ~key_dev_t() {
     int prev = 0;
     (void)cudaGetDevice(&prev);
     (void)cudaSetDevice(device);
     for (void* p : {a, b1, b2, c, h})
       if (p) (void)cudaFree(p);
+    coefs.free_all();
     (void)cudaSetDevice(prev);
   }
 };
@@ -51,8 +55,9 @@ void* upload(const uint8_t* src, size_t bytes) {
   return d;
 }
 
-// The key's points on the current device, uploaded on first use (under the lock, so concurrent first
-// proofs upload once). A key that does not fit fails here with CUZK_E_DEVICE_OOM.
+// The key's points and coefficient layout on the current device, uploaded on first use (under the
+// lock, so concurrent first proofs upload once). A key that does not fit fails here with
+// CUZK_E_DEVICE_OOM, and what it had uploaded is freed.
 template <class C>
 std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device) {
   std::lock_guard<std::mutex> lk(keys_mu);
@@ -68,6 +73,7 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device) {
     kd->b2 = upload(d.points_b2, size_t(d.n_vars) * g2);
     kd->c = upload(d.points_c, (size_t(d.n_vars) - d.n_public - 1) * g1);
     kd->h = upload(d.points_h, size_t(d.domain_size) * g1);
+    synth_upload(key, kd->coefs);
   } catch (...) {
     key_table().erase({&key, device});
     throw;
@@ -109,7 +115,8 @@ template <class C>
 uint64_t gpu_key_bytes(const cuzk_key& key) {
   const cuzk_key_desc& d = key.desc;
   const uint64_t g1 = sizeof(typename C::g1_affine_t), g2 = sizeof(typename C::g2_affine_t);
-  return uint64_t(d.n_vars) * (2 * g1 + g2) + (uint64_t(d.n_vars) - d.n_public - 1) * g1 + uint64_t(d.domain_size) * g1;
+  return uint64_t(d.n_vars) * (2 * g1 + g2) + (uint64_t(d.n_vars) - d.n_public - 1) * g1 + uint64_t(d.domain_size) * g1 +
+         synth_layout_bytes(d.domain_size, d.n_coefs);
 }
 
 template <class C>
@@ -130,9 +137,8 @@ void gpu_key_release(const cuzk_key* key) {
 }
 
 template <class C>
-void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* ab,
-                          const uint8_t* r, const uint8_t* s, uint8_t* proof_out, const volatile int32_t* cancel,
-                          prove_timings_t& tm) {
+void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
+                          uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm) {
   using namespace groth16_detail;
   using F = typename C::fr_t;
   using DF = gpu_t<F>;
@@ -149,21 +155,18 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
 
   gpu_stream_t st, st_w;
   dev_arena_t ar(st);
-  F *d_a = ar.alloc<F>(n), *d_b = ar.alloc<F>(n), *d_c = ar.alloc<F>(n), *d_t = ar.alloc<F>(n);
+  F *d_a = ar.alloc<F>(2 * n), *d_b = d_a + n, *d_c = ar.alloc<F>(n), *d_t = ar.alloc<F>(n);
   uint8_t* d_w = ar.alloc<uint8_t>(w_bytes);
-  gpu_event_t ev_start, ev_w, ev_h2d, ev_k0, ev_ntt, ev_h, ev_w0, ev_w1;
+  gpu_event_t ev_start, ev_w, ev_k0, ev_syn, ev_ntt, ev_h, ev_w0, ev_w1;
   ev_start.record(st);
   CUZK_CUDA_OK(cudaMemcpyAsync(d_w, witness, w_bytes, cudaMemcpyHostToDevice, st));
   ev_w.record(st);
-  CUZK_CUDA_OK(cudaMemcpyAsync(d_a, ab, n * sizeof(F), cudaMemcpyHostToDevice, st));
-  CUZK_CUDA_OK(cudaMemcpyAsync(d_b, ab + n * sizeof(F), n * sizeof(F), cudaMemcpyHostToDevice, st));
-  ev_h2d.record(st);
-  tm.h2d_bytes = w_bytes + 2 * n * sizeof(F);
+  tm.h2d_bytes = w_bytes;
   st.sync();  // uploaded before the compute region is taken
   auto t_wait = clock_t_::now();
   std::unique_lock<std::mutex> region(compute_region(device));
   tm.wait = ms_since(t_wait);
-  check_cancel(cancel, "ntt");
+  check_cancel(cancel, "synthesis");
   ev_k0.record(st);
 
   // The witness MSMs on their own stream and host thread (msm_device synchronises its stream).
@@ -194,6 +197,8 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   std::exception_ptr main_err;
   try {
     auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
+    synth_device<F>(kd->coefs, d_w, d_a, st);  // writes d_a ‖ d_b whole
+    ev_syn.record(st);
     mul_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_c), dv(d_a), dv(d_b), n);
     CUZK_CUDA_LAUNCHED();
     for (F* v : {d_a, d_b, d_c}) {
@@ -218,10 +223,11 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   if (w_err) std::rethrow_exception(w_err);
 
   // stream times from the events, relative to the first one
-  double h2d = ev_h2d.since(ev_start), k0 = ev_k0.since(ev_start), ntt = ev_ntt.since(ev_start);
+  double h2d = ev_w.since(ev_start), k0 = ev_k0.since(ev_start), syn = ev_syn.since(ev_start), ntt = ev_ntt.since(ev_start);
   double h_end = ev_h.since(ev_start), w0 = ev_w0.since(ev_start), w1 = ev_w1.since(ev_start);
   tm.h2d = h2d;
-  tm.ntt = ntt - k0;
+  tm.abc = syn - k0;  // synthesis on the device
+  tm.ntt = ntt - syn;
   tm.msm_h = h_end - ntt;
   tm.msm_a = w1 - w0;  // the four witness MSMs together
   tm.msm_b1 = tm.msm_b2 = tm.msm_c = 0;
@@ -235,7 +241,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
 
 #define CUZK_PROVE_GPU_INSTANTIATE(C)                                                                             \
   template void gpu_groth16_prove_ab<C>(const cuzk_key&, int, const uint8_t*, const uint8_t*, const uint8_t*,    \
-                                        const uint8_t*, uint8_t*, const volatile int32_t*, prove_timings_t&);   \
+                                        uint8_t*, const volatile int32_t*, prove_timings_t&);                   \
   template uint64_t gpu_key_bytes<C>(const cuzk_key&);                                                           \
   template void gpu_key_upload<C>(const cuzk_key&, int);
 

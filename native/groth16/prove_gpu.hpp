@@ -1,7 +1,8 @@
 // Hooks for a Groth16 proof on the GPU (CUDA build; the CPU build gets inline versions that decline
 // or say there is no device). The caller names the device (cuzk_groth16_prove_ab); a CUDA failure
-// throws. A key's points are uploaded to a device on its first proof there (or by gpu_key_upload) and
-// stay resident until gpu_key_evict / gpu_key_release; cuzk_key_destroy must call gpu_key_release.
+// throws. A key's points and its coefficients (the GPU synthesis layout, groth16/synth_layout.hpp) are
+// uploaded to a device on its first proof there (or by gpu_key_upload) and stay resident until
+// gpu_key_evict / gpu_key_release; cuzk_key_destroy must call gpu_key_release.
 #pragma once
 #include <cstdint>
 
@@ -11,11 +12,11 @@
 namespace cuzk {
 
 #ifdef CUZK_BACKEND_CUDA
-// Phase 2 on GPU |device| from the A ‖ B that groth16_synthesize wrote into |ab| (host, pinned).
+// A whole proof on GPU |device| from the witness alone: A·w and B·w are synthesized there (no CPU
+// phase 1), then phase 2. tm.abc is the device's synthesis time.
 template <class C>
-void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* ab,
-                          const uint8_t* r, const uint8_t* s, uint8_t* proof_out, const volatile int32_t* cancel,
-                          prove_timings_t& tm);
+void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
+                          uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm);
 template <class C>
 uint64_t gpu_key_bytes(const cuzk_key& key);
 template <class C>
@@ -26,7 +27,7 @@ void gpu_key_release(const cuzk_key* key);
 [[noreturn]] inline void no_gpu_build() { fail(CUZK_E_NO_DEVICE, "this is the CPU build of cuzk: it has no GPU code"); }
 template <class C>
 inline void gpu_groth16_prove_ab(const cuzk_key&, int, const uint8_t*, const uint8_t*, const uint8_t*,
-                                 const uint8_t*, uint8_t*, const volatile int32_t*, prove_timings_t&) {
+                                 uint8_t*, const volatile int32_t*, prove_timings_t&) {
   no_gpu_build();
 }
 template <class C>

@@ -203,7 +203,8 @@ CUZK_API cuzk_status cuzk_key_destroy(cuzk_key* key, cuzk_error* err);
  * the bytes copied host -> device. Fields a call does not touch are left as they were, so the same
  * struct can be passed to synthesize and then to prove_ab. */
 typedef struct cuzk_prove_stats {
-  double synth_ms;   /* A·w, B·w scatter over the coefficient records (CPU threads) */
+  double synth_ms;   /* A·w, B·w over the coefficient records: CPU threads (synthesize), or on the GPU
+                        (prove_ab on a device: its synthesis kernels' stream time) */
   double h2d_ms;
   double ntt_ms;     /* the 6 transforms, C = A∘B and H = A·B − C */
   double msm_ms;     /* the 5 MSMs */
@@ -217,9 +218,11 @@ typedef struct cuzk_prove_stats {
   double wait_ms;    /* GPU: time spent waiting for the device's compute region (another proof's kernels) */
 } cuzk_prove_stats;
 
-/* One Groth16 proof, the snarkjs algorithm, is two calls: cuzk_groth16_synthesize, then
- * cuzk_groth16_prove_ab on the CPU core or a GPU (the engine overlaps one proof's phase 2 with the
- * next one's phase 1). |witness| = n_vars 32-byte standard scalars (< r); |r| and |s| = 32-byte
+/* One Groth16 proof, the snarkjs algorithm: on the CPU core two calls, cuzk_groth16_synthesize then
+ * cuzk_groth16_prove_ab(device -1) (the engine overlaps one proof's phase 2 with the next one's
+ * phase 1); on a GPU one call, cuzk_groth16_prove_ab(device N, ab = NULL), which synthesizes A and B
+ * on the device from the key's resident coefficients, so phase 1 takes no CPU and no A ‖ B buffer
+ * or upload. |witness| = n_vars 32-byte standard scalars (< r); |r| and |s| = 32-byte
  * standard randomisers (< r). |proof_out| = A (G1) ‖ B (G2) ‖ C (G1), LEM affine. |cancel| may be
  * NULL; when it points to a nonzero value the call stops at its next phase boundary with
  * CUZK_E_CANCELLED.
@@ -231,12 +234,13 @@ CUZK_API cuzk_status cuzk_groth16_synthesize(const cuzk_key* key, const uint8_t*
                                              const volatile int32_t* cancel, cuzk_prove_stats* stats,
                                              cuzk_error* err);
 
-/* Phase 2: the transforms, H, the five MSMs and the randomisation, from |ab| as phase 1 left it
- * (|ab| is scratch afterwards). |device| = -1 runs on the CPU core, N >= 0 on GPU N (the key's
- * points are uploaded on first use there unless cuzk_gpu_key_upload did it before); the CPU build
- * answers CUZK_E_NO_DEVICE for N >= 0. The proof's bytes are the same on every device for the same
- * inputs. Several calls may run on one GPU at once: each uploads its inputs, then takes the device's
- * compute region in turn. */
+/* Phase 2: the transforms, H, the five MSMs and the randomisation. |device| = -1 runs on the CPU
+ * core from |ab| as phase 1 left it (|ab| is scratch afterwards). N >= 0 runs the whole proof on GPU
+ * N, synthesis included, and |ab| must be NULL (CUZK_E_INVALID_ARG otherwise); the key's points and
+ * coefficients are uploaded on first use there unless cuzk_gpu_key_upload did it before, and
+ * stats->synth_ms is then the device's synthesis time. The CPU build answers CUZK_E_NO_DEVICE for
+ * N >= 0. The proof's bytes are the same on every device for the same inputs. Several calls may run
+ * on one GPU at once: each uploads its witness, then takes the device's compute region in turn. */
 CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* witness, uint8_t* ab,
                                            int32_t device, const uint8_t* r, const uint8_t* s,
                                            uint8_t* proof_out, const volatile int32_t* cancel,
@@ -261,9 +265,13 @@ CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_
  * 0 = never the GPU, 1 = by size (default; CUZK_GPU in the environment sets the start value),
  * 2 = always the GPU when one is present. */
 CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err);
-/* Bytes of device memory a key's points take (the same on every GPU). */
+/* Bytes of device memory a key takes on a GPU (the same on every GPU): its points plus its
+ * coefficients in the GPU synthesis layout (row offsets, u32 wire and 32-byte value per record, the
+ * long-row list at its largest), from the key's sizes alone; an upload allocates no more. */
 CUZK_API uint64_t cuzk_gpu_key_bytes(const cuzk_key* key);
-/* Makes the key's points resident on |device| now (idempotent), or frees them there. */
+/* Makes the key's points and coefficients resident on |device| now (idempotent; the layout is
+ * built on the CPU threads once per upload), or frees them there. CUZK_E_DEVICE_OOM when they do not
+ * fit: nothing stays allocated, and the key's proofs belong on the CPU core. */
 CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, cuzk_error* err);
 CUZK_API cuzk_status cuzk_gpu_key_evict(const cuzk_key* key, int32_t device, cuzk_error* err);
 

@@ -1,6 +1,6 @@
 // gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
 // CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
-// msm ntt prove bench provebench fixedbase. One line per check, a summary table last, exit 1 on any failure; env SEED.
+// msm ntt synth prove bench provebench fixedbase. One line per check, a summary table last, exit 1 on any failure; env SEED.
 // Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
 // compiles this file to nothing).
 #ifdef CUZK_SELFTEST_MAIN
@@ -17,6 +17,7 @@
 #include <string>
 
 #include "../groth16/prove_gpu.hpp"
+#include "../groth16/synth_gpu.cuh"
 #include "../api/gpu_dispatch.hpp"
 #include "selftest_util.cuh"
 
@@ -152,6 +153,7 @@ void bench_h2d() {
 
 #include "selftest_msm.cuh"
 #include "selftest_ntt.cuh"
+#include "selftest_synth.cuh"
 #include "selftest_groth16.cuh"
 #include "selftest_kprof.cuh"
 #include "selftest_fixedbase.cuh"
@@ -189,6 +191,7 @@ int main(int argc, char** argv) {
     if (on("msm")) test_msms(on("bench"));
     else if (on("bench")) test_msms(true, true);
     if (on("ntt") || on("bench")) test_ntts(on("ntt"), on("bench"));
+    if (on("synth")) test_synths();
     if (on("prove") || on("provebench")) test_proves(on("provebench"));
     if (on("fixedbase")) test_fixed_base();
     if (want.find(" kprof ") != std::string::npos) kprof_all();  // only when asked: for ncu

@@ -166,7 +166,8 @@ export class Engine implements ProvingEngine {
   }
 
   growPool(): Promise<void> {
-    return this.#p.pool.grow(() => this.#p.keys.list().map((k) => proofBufferBytes(k.nVars, k.domainSize)));
+    const onGpu = this.#p.lanes.some((l) => l.device >= 0);
+    return this.#p.pool.grow(() => this.#p.keys.list().map((k) => proofBufferBytes(k.nVars, k.domainSize, onGpu)));
   }
 
   evictKey(id: string): void {

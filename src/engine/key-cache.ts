@@ -1,8 +1,9 @@
 // KeyCache: proving keys loaded once and shared by every job of their circuit. A key's host bytes
 // are reserved in the budget (pool 'pinned' when a GPU will read it, else 'host') before it is read;
-// on a GPU its points are uploaded once per device (reserved in 'gpu:N') and stay there. Keys in
-// use are never evicted; idle ones go least-recently-used first when the budget needs their memory
-// (a reclaimer), after keyIdleMs when set, or on request.
+// on a GPU its points and coefficients (the synthesis layout) are uploaded once per device (reserved
+// in 'gpu:N', cuzk_gpu_key_bytes) and stay there. Keys in use are never evicted; idle ones go
+// least-recently-used first when the budget needs their memory (a reclaimer), after keyIdleMs when
+// set, or on request.
 import path from 'node:path';
 import { CuzkError, InputError } from '../errors.js';
 import { log, type Logger } from '../log.js';

@@ -1,8 +1,9 @@
 // One partition (one proof) of a job through the pipeline:
 //   witness (worker thread, when inputs were sent) → witness into a pooled pinned buffer →
-//   synthesis: A·w ‖ B·w into a pooled pinned buffer (native CPU threads, one at a time) →
-//   phase 2 on the least-loaded device lane (H2D, NTT, MSM; GPU scratch reserved for the call) →
-//   finalize (decode) → verify → buffers back to the pool.
+//   on the CPU core only, synthesis: A·w ‖ B·w into a pooled pinned buffer (native CPU threads, one
+//   at a time; a GPU synthesizes on the device inside phase 2, from the key's resident coefficients) →
+//   phase 2 on the least-loaded device lane (H2D, synthesis on a GPU, NTT, MSM; GPU scratch reserved
+//   for the call) → finalize (decode) → verify → buffers back to the pool.
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
 // request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED.
 import { CuzkError, ProofError } from '../errors.js';
@@ -45,9 +46,17 @@ export function deviceScratchBytes(domainSize: number, nVars: number): number {
   return 4 * domainSize * 32 + nVars * 32 + 2 * (domainSize * 64 + nVars * 16) + (128 << 20);
 }
 
-/** The pooled buffers one proof checks out: the witness (nVars × 32) and A‖B (NativeKey.abBytes). */
-export function proofBufferBytes(nVars: number, domainSize: number): [number, number] {
-  return [nVars * 32, 2 * domainSize * 32];
+/** Device bytes of a key's coefficients in the GPU synthesis layout, as native synth_layout_bytes
+ * counts them (part of cuzk_gpu_key_bytes): row offsets, a u32 wire and 32-byte value per record, and
+ * the long-row list at its largest (rows of more than 8 records). */
+export function deviceCoefBytes(domainSize: number, nCoefs: number): number {
+  return (2 * domainSize + 1) * 4 + nCoefs * 36 + Math.floor(nCoefs / 9) * 4;
+}
+
+/** The pooled buffers one proof checks out: the witness (nVars × 32) and, for the CPU core's phase 1,
+ * A‖B (NativeKey.abBytes); a GPU synthesizes on the device and needs no A‖B. */
+export function proofBufferBytes(nVars: number, domainSize: number, onGpu: boolean): number[] {
+  return onGpu ? [nVars * 32] : [nVars * 32, 2 * domainSize * 32];
 }
 
 /** Host scratch of one phase-2 call on the CPU core: the C vector and MSM buckets. */
@@ -57,12 +66,13 @@ export function cpuScratchBytes(domainSize: number): number {
 
 const warnedTooBig = new WeakSet<ProvingKey>();
 
-// The least-loaded lane among those whose memory budget can hold the key's points and a proof's
-// scratch; a key no GPU can hold is proved on the CPU core, said once per key in the log.
-function pickLane(deps: PipelineDeps, key: ProvingKey): DeviceLane {
+// The lanes whose memory budget can hold the key (points and coefficients) and a proof's scratch:
+// GPUs, or the CPU core alone (on a machine without GPUs, or for a key no GPU can hold, said once per
+// key in the log). Which of them runs the proof is chosen at phase 2, the least loaded.
+function lanesFor(deps: PipelineDeps, key: ProvingKey): DeviceLane[] {
   const h = key.header;
   const fits = deps.lanes.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
-  if (fits.length > 0) return fits.reduce((a, b) => (b.load < a.load ? b : a));
+  if (fits.length > 0) return fits;
   if (!warnedTooBig.has(key)) {
     warnedTooBig.add(key);
     deps.log.warn({
@@ -70,7 +80,7 @@ function pickLane(deps: PipelineDeps, key: ProvingKey): DeviceLane {
       gpuBudget: deps.lanes.map((l) => deps.budget.status(`gpu:${l.device}`).limit),
     }, 'proving key too large for GPU memory: its proofs run on the CPU core');
   }
-  return deps.cpuLane;
+  return [deps.cpuLane];
 }
 
 export async function provePartition(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
@@ -96,11 +106,13 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   stopped();
   // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap
   const wtns = file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name);
+  const lanes = lanesFor(deps, key);
+  const onGpu = lanes[0]!.device >= 0;
   let wBuf: PooledBuffer | undefined, abBuf: PooledBuffer | undefined;
   let witness: Uint8Array;
   try {
     checkWitnessMatchesKey(wtns.header, h, name);
-    [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize), `${name} buffers`, signal);
+    [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize, onGpu), `${name} buffers`, signal);
     witness = await wtns.readWitnessAsync(wBuf.bytes);
   } catch (err) {
     abBuf?.release();
@@ -113,24 +125,26 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     const publicSignals = publicSignalsOf(witness, h.nPublic);
     stopped();
 
-    // phase 1 on the CPU threads, one at a time
-    const ab = abBuf!.bytes;
-    const run1 = deps.cpu.tail.then(async () => {
-      stopped();
-      const t0 = performance.now();
-      const st = await key.native.synthesize(witness, ab, job.cancelFlag);
-      spans.record({ ...span, phase: 'synthesis', track: 'synthesis', start: t0, dur: performance.now() - t0 });
-      job.addPhase('synthesis', st.synthMs, part);
-    });
-    deps.cpu.tail = run1.catch(() => undefined);
-    await run1;
+    // phase 1 on the CPU threads, one at a time, for the CPU core (a GPU synthesizes in phase 2)
+    const ab = abBuf?.bytes ?? null;
+    if (ab) {
+      const run1 = deps.cpu.tail.then(async () => {
+        stopped();
+        const t0 = performance.now();
+        const st = await key.native.synthesize(witness, ab, job.cancelFlag);
+        spans.record({ ...span, phase: 'synthesis', track: 'synthesis', start: t0, dur: performance.now() - t0 });
+        job.addPhase('synthesis', st.synthMs, part);
+      });
+      deps.cpu.tail = run1.catch(() => undefined);
+      await run1;
+    }
     if (deps.testHooks?.beforeDevicePhase) {
       await deps.testHooks.beforeDevicePhase({ jobId: job.id, partition: part }, signal);
       stopped();
     }
 
     // phase 2 on a device lane
-    const lane = pickLane(deps, key);
+    const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
     const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
     const r = deps.testRandomness?.r ?? randomScalar(h.r);
     const s = deps.testRandomness?.s ?? randomScalar(h.r);
@@ -147,7 +161,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
         res.release();
       }
     });
-    abBuf!.release();
+    abBuf?.release();
     wBuf!.release();
     job.device = lane.id;
     recordPhase2(job, part, lane.id, t2.start, stats, spans);
@@ -169,14 +183,14 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     }
     return result;
   } finally {
-    abBuf!.release();
+    abBuf?.release();
     wBuf!.release();
   }
 }
 
 // Phase-2 spans laid out from the native stats: H2D first, then (after any wait for the device's
-// compute region) NTT, then the MSMs (on the GPU the witness MSMs overlap the NTTs on a second
-// stream; kernelMs counts that overlap once).
+// compute region) on a GPU the synthesis, then NTT, then the MSMs (on the GPU the witness MSMs
+// overlap synthesis and NTTs on a second stream; kernelMs counts that overlap once).
 function recordPhase2(job: Job, part: number, track: string, start: number, st: ProveStats, spans: SpanRecorder): void {
   const base = { jobId: job.id, partition: part, track };
   let t = start;
@@ -185,6 +199,9 @@ function recordPhase2(job: Job, part: number, track: string, start: number, st: 
     spans.record({ ...base, track: `${track}:copy`, phase: 'h2d', start: t, dur: st.h2dMs, bytes: st.h2dBytes, args: { gbps: +(st.h2dBytes / 1e6 / Math.max(st.h2dMs, 1e-3)).toFixed(1) } });
     job.addPhase('h2d', st.h2dMs, part, st.h2dBytes);
     t += st.h2dMs + st.waitMs; // then it waited for the device's compute region
+    spans.record({ ...base, phase: 'synthesis', start: t, dur: st.synthMs });
+    job.addPhase('synthesis', st.synthMs, part);
+    t += st.synthMs;
   }
   spans.record({ ...base, phase: 'ntt', start: t, dur: st.nttMs });
   job.addPhase('ntt', st.nttMs, part);

@@ -1,7 +1,8 @@
 // One Groth16 proof with a loaded ProvingKey: checks the witness against the key, draws r and s
-// from a CSPRNG, runs the native prover off the event loop in the engine's two phases (synthesize
-// on the CPU threads, then prove_ab on a device: the one proving road of the native core), decodes
-// the points and verifies the proof before returning it (a wrong proof is never returned).
+// from a CSPRNG, runs the native prover off the event loop with the engine's calls (on a GPU one
+// prove_ab that synthesizes on the device; on the CPU core synthesize on the CPU threads, then
+// prove_ab: the one proving road of the native core), decodes the points and verifies the proof
+// before returning it (a wrong proof is never returned).
 import { ProofError } from '../errors.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
 import { gpuCount } from '../ffi/native.js';
@@ -48,16 +49,15 @@ export async function proveWithKey(key: ProvingKey, witness: Uint8Array, opts: P
   const s = opts.randomness?.s ?? randomScalar(h.r);
   const out = proofBuffer(key);
   const device = opts.device ?? oneShotDevice();
-  // A ‖ B in plain native memory, not pinned: pinning costs more (~0.5-0.8 s/GiB) than one pageable
-  // upload saves; the engine's pool pins its buffers once and reuses them.
-  const ab = NativeBuffer.alloc(key.native.abBytes);
+  // The CPU core's A ‖ B in plain native memory (a GPU needs none: it synthesizes on the device).
+  const ab = device < 0 ? NativeBuffer.alloc(key.native.abBytes) : undefined;
   const t0 = performance.now();
   try {
     opts.onPhase?.('prove');
-    await key.native.synthesize(witness, ab.bytes, opts.cancel);
-    await key.native.proveAb(witness, ab.bytes, device, scalarToLe(r % h.r), scalarToLe(s % h.r), out, opts.cancel);
+    if (ab) await key.native.synthesize(witness, ab.bytes, opts.cancel);
+    await key.native.proveAb(witness, ab?.bytes ?? null, device, scalarToLe(r % h.r), scalarToLe(s % h.r), out, opts.cancel);
   } finally {
-    ab.release();
+    ab?.release();
   }
   const t1 = performance.now();
   const proof = decodeProof(key, out);

@@ -108,13 +108,14 @@ export class NativeKey {
     return this.#handle;
   }
 
-  #checkWitness(witness: Uint8Array, ab: Uint8Array): void {
+  #checkWitness(witness: Uint8Array, ab: Uint8Array | null): void {
     if (witness.byteLength !== this.parts.nVars * 32) throw new CuzkError('E_INVALID_ARG', `prove: witness has ${witness.byteLength / 32} values, key expects ${this.parts.nVars}`);
+    if (ab === null) return;
     if (ab.byteLength < this.abBytes) throw new CuzkError('E_INVALID_ARG', `prove: A‖B buffer holds ${ab.byteLength} bytes, needs ${this.abBytes}`);
     if (ab.byteOffset % 8 !== 0) throw new CuzkError('E_INVALID_ARG', 'prove: A‖B buffer is not 8-byte aligned');
   }
 
-  /** Phase 1 on the native CPU threads: A·w ‖ B·w into `ab` (pinned memory for a GPU phase 2). */
+  /** Phase 1 on the native CPU threads, for the CPU core's phase 2: A·w ‖ B·w into `ab`. */
   async synthesize(witness: Uint8Array, ab: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
     const h = this.#live();
     this.#checkWitness(witness, ab);
@@ -123,12 +124,17 @@ export class NativeKey {
     return toStats(out);
   }
 
-  /** Phase 2: transforms, MSMs and randomisation from `ab`, on GPU `device` or the CPU core (-1). */
-  async proveAb(witness: Uint8Array, ab: Uint8Array, device: number, r: Uint8Array, s: Uint8Array, proofOut: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
+  /**
+   * Phase 2: transforms, MSMs and randomisation. On the CPU core (`device` -1) from phase 1's `ab`; on
+   * GPU `device` the whole proof from the witness, A·w and B·w synthesized there (`ab` null; its
+   * `synthMs` is the device's synthesis time).
+   */
+  async proveAb(witness: Uint8Array, ab: Uint8Array | null, device: number, r: Uint8Array, s: Uint8Array, proofOut: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
     const h = this.#live();
+    if (!Number.isInteger(device) || device < -1) throw new CuzkError('E_INVALID_ARG', `prove: bad device ${device}`);
+    if ((device >= 0) !== (ab === null)) throw new CuzkError('E_INVALID_ARG', device >= 0 ? 'prove: a GPU synthesizes A and B itself: pass no A‖B buffer' : 'prove: the CPU core needs the A‖B buffer of phase 1');
     this.#checkWitness(witness, ab);
     const z = sizesOf(this.parts.curve);
-    if (!Number.isInteger(device) || device < -1) throw new CuzkError('E_INVALID_ARG', `prove: bad device ${device}`);
     if (r.byteLength !== 32 || s.byteLength !== 32) throw new CuzkError('E_INVALID_ARG', 'prove: r and s must be 32 bytes');
     if (proofOut.byteLength < 2 * z.g1 + z.g2) throw new CuzkError('E_INVALID_ARG', 'prove: proof buffer too small');
     const out: Record<string, unknown> = {};
@@ -136,12 +142,12 @@ export class NativeKey {
     return toStats(out);
   }
 
-  /** Device bytes this key's points take on a GPU. */
+  /** Device bytes this key takes on a GPU: its points and its coefficients (cuzk_gpu_key_bytes). */
   get gpuBytes(): number {
     return Number(loadCore().abi.gpu_key_bytes(this.#live()));
   }
 
-  /** Uploads the points to GPU `device` (off the event loop); idempotent. */
+  /** Uploads the points and coefficients to GPU `device` (off the event loop); idempotent. */
   gpuUpload(device: number): Promise<void> {
     const h = this.#live();
     return callAsync('cuzk_gpu_key_upload', (slot, cb) => loadCore().abi.gpu_key_upload.async(h, device, slot, cb));

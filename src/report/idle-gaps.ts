@@ -60,7 +60,7 @@ export function pipelineState(spans: readonly TraceSpan[]): PipelineState {
     awaiting.push([submit, devStart]);
     const queued = js.filter((s) => s.track === 'queue').map((s) => s.end);
     dispatched.push([queued.length ? Math.max(...queued) : submit, devStart]);
-    const synth = js.filter((s) => s.name === 'synthesis').map((s) => s.end);
+    const synth = js.filter((s) => s.name === 'synthesis' && s.track === 'synthesis').map((s) => s.end); // CPU phase 1 only: a GPU's is on its lane
     if (synth.length) ready.push([Math.max(...synth), devStart]);
   }
   const on = (pred: (s: TraceSpan) => boolean) => union(spans.filter(pred).map((s) => [s.start, s.end] as const));

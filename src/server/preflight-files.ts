@@ -6,7 +6,7 @@ import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, rea
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { deviceScratchBytes } from '../engine/pipeline.js';
+import { deviceCoefBytes, deviceScratchBytes } from '../engine/pipeline.js';
 import { ZkeyFile, zkeySectionBytes, type ZkeyHeader } from '../formats/zkey.js';
 import { checkExposure, parseListen } from './auth.js';
 import { journalPath, uploadedKeysDir, type ServeConfig } from './config.js';
@@ -114,10 +114,12 @@ function journalCheck(file: string): { check: Check; keys: { id: string; path: s
   }
 }
 
-/** Device bytes a key takes on a GPU: its points as native gpu_key_bytes counts them (A, B1, B2, C, H;
- * device affine points are the zkey's LEM sizes), plus one proof's scratch, as pipeline.ts's lane choice. */
+/** Device bytes a key takes on a GPU as native gpu_key_bytes counts them: its points (A, B1, B2, C, H;
+ * device affine points are the zkey's LEM sizes) and its coefficients' synthesis layout, plus one
+ * proof's scratch, as pipeline.ts's lane choice. */
 export function keyGpuBytes(h: ZkeyHeader): number {
-  return (['A', 'B1', 'B2', 'C', 'H'] as const).reduce((s, n) => s + zkeySectionBytes(h, n), 0) + deviceScratchBytes(h.domainSize, h.nVars);
+  const points = (['A', 'B1', 'B2', 'C', 'H'] as const).reduce((s, n) => s + zkeySectionBytes(h, n), 0);
+  return points + deviceCoefBytes(h.domainSize, h.nCoefs) + deviceScratchBytes(h.domainSize, h.nVars);
 }
 
 /** One key against the budgets: it must fit the host budget, and on a GPU machine some GPU's budget. */

@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ZkeyFile } from '../../src/formats/zkey.js';
-import { deviceScratchBytes } from '../../src/engine/pipeline.js';
+import { deviceCoefBytes, deviceScratchBytes } from '../../src/engine/pipeline.js';
 import { gib, memoryChecks, type Check, type GpuSeen } from '../../src/server/preflight.js';
 import { keyFitCheck } from '../../src/server/preflight-files.js';
 import { gpuCheck } from '../../src/cli/doctor-device.js';
@@ -75,7 +75,8 @@ describe('cuzk doctor', () => {
     const r = await doctor(['--key-dirs', keyDir]);
     const key = r.report.checks.find((c) => c.check === 'key' && c.found.startsWith(file))!;
     assert.ok(key, r.stdout);
-    assert.ok(key.found.includes(`${gib(points + deviceScratchBytes(bnMult.domainSize, bnMult.nVars))} on a GPU`), key.found);
+    const coefs = deviceCoefBytes(z.header.domainSize, z.header.nCoefs); // the synthesis layout
+    assert.ok(key.found.includes(`${gib(points + coefs + deviceScratchBytes(bnMult.domainSize, bnMult.nVars))} on a GPU`), key.found);
     assert.ok(key.found.includes(`2^${Math.log2(bnMult.domainSize)} domain`), key.found);
   });
 

@@ -30,6 +30,7 @@ describe('engine on the GPU', () => {
           used.add(info.device!);
           for (const p of info.proofs!) assert.equal(await snarkjsVerify(vk, p.publicSignals, p.proof), true);
           assert.ok((info.timings.h2d ?? 0) > 0);
+          assert.ok((info.timings.synthesis ?? 0) > 0, 'the GPU lane reports its device synthesis');
         }
         assert.equal(e.status().pinnedPool.inUse, 0);
         // every GPU of the machine takes work (3 jobs in flight per lane, 6 jobs of 2 proofs)

@@ -1,8 +1,9 @@
 // Whole Groth16 proofs on the GPU, checked two ways: snarkjs accepts them, and they equal the CPU
 // core's proof for the same r, s byte for byte. Every circom vector circuit (both curves) through
-// synthesize + proveAb(GPU 0) and through the one-shot prover (proveWithKey, the same two calls) on
-// GPU 0; dev-circuits of 2^16 and 2^20 (BN254) and 2^16 (BLS12-381) constraints through synthesize +
-// proveAb with the key resident, as the engine runs them. Dev fixtures are cached under .cache/bench (the first 2^20 key
+// proveAb(GPU 0) (synthesis on the device from the key's resident coefficients) and through the
+// one-shot prover (proveWithKey, the same call) on GPU 0, against the CPU core's synthesize +
+// proveAb(-1); dev-circuits of 2^16 and 2^20 (BN254) and 2^16 (BLS12-381) constraints with the key
+// resident, as the engine runs them. Dev fixtures are cached under .cache/bench (the first 2^20 key
 // costs about a minute of CPU). Skipped with a reason unless `npm run test:gpu` runs on a GPU.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -12,7 +13,9 @@ import { benchFixture } from '../../src/dev/bench-fixture.js';
 import { CuzkError } from '../../src/errors.js';
 import { pairingGt } from '../../src/engine/gt.js';
 import { proveWithKey } from '../../src/engine/prover.js';
+import { deviceScratchBytes } from '../../src/engine/pipeline.js';
 import { ProvingKey } from '../../src/engine/proving-key.js';
+import { keyGpuBytes } from '../../src/server/preflight-files.js';
 import { NativeBuffer } from '../../src/ffi/native-buffer.js';
 import type { ProveStats } from '../../src/ffi/groth16-key.js';
 import { decodeG1, decodeG2, g1Bytes, g2Bytes, leToBigint, scalarToLe } from '../../src/formats/lem.js';
@@ -59,11 +62,12 @@ function proofBytes(key: ProvingKey): Uint8Array {
   return new Uint8Array(2 * g1Bytes(c) + g2Bytes(c));
 }
 
-/** Phase 1 on the CPU into pinned A‖B, phase 2 on `device` (-1 = CPU core). */
+/** A proof on `device`: a GPU's one call (synthesis on the device), or on the CPU core (-1) phase 1
+ * into the pinned A‖B, then phase 2. */
 async function proveTwoPhase(l: Loaded, ab: NativeBuffer, device: number): Promise<{ proof: Uint8Array; stats: ProveStats }> {
   const out = proofBytes(l.key);
-  await l.key.native.synthesize(l.witness, ab.bytes);
-  const stats = await l.key.native.proveAb(l.witness, ab.bytes, device, l.r, l.s, out);
+  if (device < 0) await l.key.native.synthesize(l.witness, ab.bytes);
+  const stats = await l.key.native.proveAb(l.witness, device < 0 ? ab.bytes : null, device, l.r, l.s, out);
   return { proof: out, stats };
 }
 
@@ -101,7 +105,7 @@ describe('GPU proofs of the circom vector circuits = CPU core, verified by snark
           const cpu = await proveTwoPhase(l, ab, -1);
           const gpu = await proveTwoPhase(l, ab, DEVICE);
           assert.equal(gpu.stats.device, DEVICE);
-          assertSameProof(gpu.proof, cpu.proof, `${what}, synthesize + proveAb(${DEVICE})`);
+          assertSameProof(gpu.proof, cpu.proof, `${what}, proveAb(${DEVICE})`);
           await assertSnarkjsAccepts(l, gpu.proof, vkJson, what);
           // the one-shot prover (cuzk prove's), with its own verify-before-return, on the GPU
           const res = await proveWithKey(l.key, l.witness, { device: DEVICE });
@@ -127,7 +131,7 @@ describe('GPU proofs of the circom vector circuits = CPU core, verified by snark
 
 const DEV = ([['bn128', 16], ['bls12381', 16], ['bn128', 20]] as const).filter(([curve, lg]) => !DRY || (curve === 'bn128' && lg <= 16));
 
-describe('GPU proofs of dev-circuits, key resident (synthesize + proveAb) = CPU core, verified by snarkjs', () => {
+describe('GPU proofs of dev-circuits, key resident (proveAb, synthesis on the device) = CPU core, verified by snarkjs', () => {
   for (const [curve, lg] of DEV) {
     it(`${curve} 2^${lg} constraints`, { skip, timeout: 15 * 60_000 }, async (t: TestContext) => {
       const fx = await benchFixture(root, curve, lg, (m) => t.diagnostic(m));
@@ -141,9 +145,14 @@ describe('GPU proofs of dev-circuits, key resident (synthesize + proveAb) = CPU 
         const again = await proveTwoPhase(l, ab, DEVICE); // the resident key, reused
         const cpu = await proveTwoPhase(l, ab, -1);
         const st = again.stats;
-        t.diagnostic(`GPU phase 2 ${st.totalMs.toFixed(1)} ms (h2d ${st.h2dMs.toFixed(1)}, ntt ${st.nttMs.toFixed(1)}, msm ${st.msmMs.toFixed(1)}, d2h ${st.d2hMs.toFixed(1)}, kernels ${st.kernelMs.toFixed(1)}); CPU core phase 2 ${cpu.stats.totalMs.toFixed(0)} ms`);
+        t.diagnostic(`GPU proof ${st.totalMs.toFixed(1)} ms (h2d ${st.h2dMs.toFixed(1)}, synthesis ${st.synthMs.toFixed(2)}, ntt ${st.nttMs.toFixed(1)}, msm ${st.msmMs.toFixed(1)}, d2h ${st.d2hMs.toFixed(1)}, kernels ${st.kernelMs.toFixed(1)}); CPU core phase 2 ${cpu.stats.totalMs.toFixed(0)} ms`);
         assert.equal(st.device, DEVICE);
-        if (!DRY) assert.ok(st.kernelMs > 0 && st.h2dBytes > 0, `GPU stats look empty: ${JSON.stringify(st)}`);
+        if (!DRY) {
+          assert.ok(st.kernelMs > 0 && st.synthMs > 0, `GPU stats look empty: ${JSON.stringify(st)}`);
+          assert.equal(st.h2dBytes, l.key.header.nVars * 32, 'a GPU proof uploads the witness alone');
+          // what the engine's budget and `cuzk doctor` count is what the native core says it holds
+          assert.equal(l.key.native.gpuBytes, keyGpuBytes(l.key.header) - deviceScratchBytes(l.key.header.domainSize, l.key.header.nVars));
+        }
         assert.equal(cpu.stats.device, -1);
         assertSameProof(gpu.proof, cpu.proof, `${curve} 2^${lg}`);
         assertSameProof(again.proof, cpu.proof, `${curve} 2^${lg}, second proof with the resident key`);

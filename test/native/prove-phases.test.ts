@@ -93,8 +93,12 @@ for (const set of vectorSets().filter((s) => s.circuit === 'poseidon')) {
         await assert.rejects(z.synthesize(witness, ab.bytes.subarray(0, z.abBytes - 32)), /A‖B buffer holds/);
         await assert.rejects(z.synthesize(witness, ab.bytes.subarray(4, 4 + z.abBytes)), /not 8-byte aligned/);
         await assert.rejects(z.proveAb(witness, ab.bytes, -2, r, s, out), /bad device/);
-        if (gpuCount() === 0) await assert.rejects(z.proveAb(witness, ab.bytes, 0, r, s, out), (e: CuzkError) => e.code === 'E_NO_DEVICE');
-        await assert.rejects(z.proveAb(witness, ab.bytes, gpuCount(), r, s, out), (e: CuzkError) => e.code === 'E_NO_DEVICE');
+        // a GPU synthesizes on the device: it takes no A‖B; the CPU core needs phase 1's
+        await assert.rejects(z.proveAb(witness, ab.bytes, 0, r, s, out), (e: CuzkError) => e.code === 'E_INVALID_ARG' && /pass no A‖B buffer/.test(e.message));
+        await assert.rejects(z.proveAb(witness, null, -1, r, s, out), (e: CuzkError) => e.code === 'E_INVALID_ARG' && /needs the A‖B buffer/.test(e.message));
+        await assert.rejects(z.proveAb(witness.subarray(32), null, 0, r, s, out), /witness has/);
+        if (gpuCount() === 0) await assert.rejects(z.proveAb(witness, null, 0, r, s, out), (e: CuzkError) => e.code === 'E_NO_DEVICE');
+        await assert.rejects(z.proveAb(witness, null, gpuCount(), r, s, out), (e: CuzkError) => e.code === 'E_NO_DEVICE');
       } finally {
         ab.release();
       }
