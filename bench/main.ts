@@ -271,6 +271,7 @@ if (mode === 'cpu') await benchCpu();
 else if (mode === 'engine') await benchEngineMode();
 else if (mode === 'fleet') await benchFleetMode();
 else if (mode === 'gpu') process.exit(await (await import('./gpu.js')).benchGpu(process.argv.slice(3))); // bench/gpu.ts
+else if (mode === 'key-load') process.exit(await (await import('./key-load.js')).benchKeyLoad(root, process.argv.slice(3))); // bench/key-load.ts
 else {
   console.error([
     'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N] [--rapidsnark PATH]',
@@ -279,6 +280,7 @@ else {
     '                               [--remote self|host:port [--clients N] [--token T] [--upload-key] [--dashboard-capture DIR]]',
     '       npm run bench -- fleet [--size K] [--curve C] [--jobs N] [--clients C] [--daemons D]',
     '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
+    '       npm run bench -- key-load (--zkey PATH | --size LG) [--runs N] [--pinned on|off] [--upload on|off] [--compare-alloc]',
   ].join('\n'));
   process.exit(2);
 }
