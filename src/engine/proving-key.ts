@@ -64,9 +64,10 @@ export class ProvingKey {
    * Reads and validates `zkeyPath`, every point included (key-points.ts: on its curve, the
    * verification key's in their subgroups); throws FormatError (naming the file and the section) on
    * any defect, the first in file order when there are several. The big sections go straight from
-   * the file into fresh mappings (`NativeBuffer.allocMapped`) in one native pass (`readKeySections`:
-   * chunks on every core, each checked as it lands), then, with `pinned`, are page-locked in place,
-   * and the coefficient plan is built; none of it on the event loop. `timings` says where the time went.
+   * the file into fresh mappings (`NativeBuffer.allocMapped`), a native pass each (`readKeySections`:
+   * chunks on every core, each checked as it lands); with `pinned` each is page-locked in place as
+   * soon as it is in; then the coefficient plan is built; none of it on the event loop. `timings`
+   * says where the time went (pinMs: the pins' wait after the last read).
    */
   static async load(zkeyPath: string, opts: { pinned?: boolean; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
     const t0 = performance.now();
@@ -74,6 +75,7 @@ export class ProvingKey {
     const buffers: NativeBuffer[] = [];
     // each step settles once its bytes are read and checked; awaited in file order below
     const steps: Promise<unknown>[] = [];
+    const pins: Promise<void>[] = [];
     try {
       const h = file.header;
       const header = NativeBuffer.alloc(3 * h.alpha1.length + 2 * h.beta2.length);
@@ -95,13 +97,27 @@ export class ProvingKey {
         await checkVerificationKeyPoints(h, ic);
         return verificationKeyFromZkey(h, ic);
       });
-      steps.push(vk, readKeySections(file, sections));
+      // one section at a time in file order (each pass on every core), so the first bad one stops the
+      // rest, and a section is pinned (on a worker thread) while the next is read
+      const total = NATIVE_SECTIONS.reduce((n, name) => n + file.sectionBytes(name), 0);
+      const read = (async () => {
+        let done = 0;
+        for (const name of [...NATIVE_SECTIONS].sort((a, b) => file.sectionPosition(a) - file.sectionPosition(b))) {
+          const buf = sections.get(name)!;
+          await readKeySections(file, new Map([[name, buf]]));
+          done += file.sectionBytes(name);
+          opts.onProgress?.('load key', done, total);
+          if (!opts.pinned) continue;
+          const pin = buf.pinAsync();
+          pin.catch(() => {}); // awaited after the reads
+          pins.push(pin);
+        }
+      })();
+      steps.push(vk, read);
       for (const step of steps) step.catch(() => {}); // awaited below, in file order
       for (const step of steps) await step;
-      const total = NATIVE_SECTIONS.reduce((n, name) => n + file.sectionBytes(name), 0);
-      opts.onProgress?.('load key', total, total);
       const t2 = performance.now();
-      if (opts.pinned) await Promise.all([...sections.values()].map((b) => b.pinAsync()));
+      await Promise.all(pins);
       const t3 = performance.now();
       const native = await NativeKey.create({
         curve: h.curve,
@@ -121,7 +137,8 @@ export class ProvingKey {
       const timings = { allocMs: t1 - t0, readMs: t2 - t1, pinMs: t3 - t2, planMs: t4 - t3, totalMs: t4 - t0 };
       return new ProvingKey(h, await vk, native, buffers, timings);
     } catch (err) {
-      await Promise.allSettled(steps); // a read or a check still running writes or reads these buffers
+      await Promise.allSettled(steps); // a read, a check or a pin still running uses these buffers
+      await Promise.allSettled(pins);
       for (const b of buffers) b.release();
       throw err;
     } finally {
