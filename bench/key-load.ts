@@ -1,10 +1,14 @@
-// `npm run bench -- key-load [--zkey PATH | --size LG] [--runs N] [--pinned on|off] [--upload on|off] [--compare-alloc]`:
+// `npm run bench -- key-load [--zkey PATH | --size LG] [--runs N | --fresh N] [--pinned on|off] [--upload on|off] [--compare-alloc]`:
 // how long ProvingKey.load takes from the page cache, phase by phase (open and map, read with the
 // point and record checks, pin in place, coefficient plan), with the loaded core (CUDA where a GPU
 // is), then the points' upload to GPU 0 from the pinned sections. --size makes (once) a synthetic
 // key of that size under .cache/bench (bench/synthetic-zkey.ts: 2^24 ≈ 9 GB, ~2^lg·540 bytes);
 // --compare-alloc also times cudaHostAlloc of the same bytes (what a load paid before it pinned
 // in place). The file is read once before the first run, so every run reads from the page cache.
+// --runs loads N times in this process (memory freed by one load is recycled by the next: the first
+// run is the one a daemon pays); --fresh N loads once per fresh process, N rounds alternating
+// CUZK_HUGEPAGES=0 and =1, and summarises both.
+import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,9 +52,11 @@ export async function benchKeyLoad(root: string, args: string[]): Promise<number
   const lg = flag(args, 'size');
   const zkey = flag(args, 'zkey') ?? (lg ? syntheticZkey(path.join(root, '.cache', 'bench'), Number(lg), console.error) : undefined);
   if (!zkey) {
-    console.error('usage: npm run bench -- key-load (--zkey PATH | --size LG) [--runs N] [--pinned on|off] [--upload on|off] [--compare-alloc]');
+    console.error('usage: npm run bench -- key-load (--zkey PATH | --size LG) [--runs N | --fresh N] [--pinned on|off] [--upload on|off] [--compare-alloc]');
     return 2;
   }
+  const fresh = flag(args, 'fresh');
+  if (fresh !== undefined) return freshRounds(zkey, Number(fresh), args);
   const runs = Number(flag(args, 'runs') ?? 3);
   const pinned = (flag(args, 'pinned') ?? 'on') !== 'off';
   const gpus = gpuCount();
@@ -58,8 +64,8 @@ export async function benchKeyLoad(root: string, args: string[]): Promise<number
   const fileBytes = statSync(zkey).size;
   const core = loadCore();
   console.log(`key-load: ${zkey} (${(fileBytes / 2 ** 30).toFixed(2)} GiB), backend ${core.backend}, ${gpus} GPU(s), ${os.cpus().length} cores, native threads ${core.abi.get_threads()}, ` +
-    `pinned ${pinned ? 'on' : 'off'}, CUZK_HUGEPAGES=${process.env.CUZK_HUGEPAGES ?? '(unset: on)'}, ${thpSetting()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM`);
-  console.log(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
+    `pinned ${pinned ? 'on' : 'off'}, CUZK_HUGEPAGES=${process.env.CUZK_HUGEPAGES ?? '(unset: off)'}, ${thpSetting()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM`);
+  if (!args.includes('--no-warm')) console.log(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const key = await ProvingKey.load(zkey, { pinned });
@@ -77,13 +83,42 @@ export async function benchKeyLoad(root: string, args: string[]): Promise<number
     key.release();
     console.log(`${line}; release ${ms(performance.now() - r0)} ms`);
   }
-  if (args.includes('--compare-alloc')) {
-    const { bytes } = ProvingKey.inspect(zkey);
-    const t0 = performance.now();
-    const b = await NativeBuffer.allocAsync(bytes, { pinned: true });
-    const a = performance.now() - t0;
-    b.release();
-    console.log(`for comparison: NativeBuffer.allocAsync(${bytes}, { pinned: true }) (cudaHostAlloc where a GPU is) ${ms(a)} ms`);
+  if (args.includes('--compare-alloc')) await compareAlloc(zkey);
+  return 0;
+}
+
+async function compareAlloc(zkey: string): Promise<void> {
+  const { bytes } = ProvingKey.inspect(zkey);
+  const t0 = performance.now();
+  const b = await NativeBuffer.allocAsync(bytes, { pinned: true });
+  const a = performance.now() - t0;
+  b.release();
+  console.log(`for comparison: NativeBuffer.allocAsync(${bytes}, { pinned: true }) (cudaHostAlloc where a GPU is) ${ms(a)} ms`);
+}
+
+/** One load per fresh process, alternating CUZK_HUGEPAGES=0 / 1, then min / median of each. */
+async function freshRounds(zkey: string, rounds: number, args: string[]): Promise<number> {
+  console.log(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
+  const pass = ['pinned', 'upload'].flatMap((f) => (flag(args, f) ? [`--${f}`, flag(args, f)!] : []));
+  const loads: Record<string, number[]> = { '0': [], '1': [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const hp of i % 2 ? ['1', '0'] : ['0', '1']) {
+      const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, 'key-load', '--zkey', zkey, '--runs', '1', '--no-warm', ...pass], {
+        encoding: 'utf8', env: { ...process.env, CUZK_HUGEPAGES: hp, CUZK_LOG: process.env.CUZK_LOG ?? 'warn' }, maxBuffer: 1 << 24,
+      });
+      const line = r.stdout.split('\n').find((l) => l.startsWith('run 1:'));
+      if (r.status !== 0 || !line) {
+        console.error(`fresh load (CUZK_HUGEPAGES=${hp}) failed (exit ${r.status}): ${r.stderr}`);
+        return 1;
+      }
+      console.log(`round ${i + 1}, CUZK_HUGEPAGES=${hp}: ${line.slice('run 1: '.length)}`);
+      loads[hp]!.push(Number(/^run 1: load (\d+) ms/.exec(line)![1]));
+    }
   }
+  for (const [hp, xs] of Object.entries(loads)) {
+    const s = [...xs].sort((a, b) => a - b);
+    console.log(`CUZK_HUGEPAGES=${hp}: load min ${s[0]} ms, median ${s[s.length >> 1]} ms over ${s.length} fresh processes`);
+  }
+  if (args.includes('--compare-alloc')) await compareAlloc(zkey);
   return 0;
 }

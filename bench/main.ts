@@ -280,7 +280,7 @@ else {
     '                               [--remote self|host:port [--clients N] [--token T] [--upload-key] [--dashboard-capture DIR]]',
     '       npm run bench -- fleet [--size K] [--curve C] [--jobs N] [--clients C] [--daemons D]',
     '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
-    '       npm run bench -- key-load (--zkey PATH | --size LG) [--runs N] [--pinned on|off] [--upload on|off] [--compare-alloc]',
+    '       npm run bench -- key-load (--zkey PATH | --size LG) [--runs N | --fresh N] [--pinned on|off] [--upload on|off] [--compare-alloc]',
   ].join('\n'));
   process.exit(2);
 }

@@ -73,8 +73,8 @@ CUZK_API uint32_t cuzk_get_threads(void);
 typedef enum cuzk_mem_kind {
   CUZK_MEM_PLAIN = 0,  /* the heap */
   CUZK_MEM_PINNED = 1, /* page-locked now (cudaHostAlloc, ~0.5-0.8 s/GiB); plain in the CPU build */
-  CUZK_MEM_MAPPED = 2  /* a private anonymous mapping, 2 MiB-aligned, huge pages advised (CUZK_HUGEPAGES=0:
-                          not), for a key section: fill it, then cuzk_mem_pin it where a GPU reads it */
+  CUZK_MEM_MAPPED = 2  /* a private anonymous mapping, 2 MiB-aligned (huge pages advised with
+                          CUZK_HUGEPAGES=1), for a key section: fill it, then cuzk_mem_pin it where a GPU reads it */
 } cuzk_mem_kind;
 
 /* Allocates |bytes| (64-byte aligned, zero-filled not guaranteed) of |kind| (cuzk_mem_kind). The

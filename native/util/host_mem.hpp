@@ -1,5 +1,5 @@
-// Host mappings for proving-key sections: private anonymous memory, 2 MiB-aligned with transparent
-// huge pages advised (CUZK_HUGEPAGES=0 turns the advice off), that the caller fills (the parallel
+// Host mappings for proving-key sections: private anonymous memory, 2 MiB-aligned, transparent huge
+// pages advised only with CUZK_HUGEPAGES=1 (host_mem.cpp says why), that the caller fills (the parallel
 // reads of api/key_read.cpp fault it in) and the CUDA build may then page-lock in place with
 // cudaHostRegister (~0.04 s/GiB on touched memory against ~0.5-0.8 s/GiB for cudaHostAlloc,
 // shared/perf/h200.md). The registry remembers each mapping's length so free and register need only

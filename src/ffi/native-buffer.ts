@@ -46,7 +46,7 @@ export class NativeBuffer {
     return new NativeBuffer(out[0], byteLength, opts.pinned ?? false);
   }
 
-  /** A private anonymous mapping (2 MiB-aligned, huge pages advised; no page touched yet) that
+  /** A private anonymous mapping (2 MiB-aligned, huge pages advised with CUZK_HUGEPAGES=1; no page touched yet) that
    * pinAsync() can page-lock once it is filled. Throws E_HOST_OOM when the core cannot map it. */
   static allocMapped(byteLength: number): NativeBuffer {
     if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
