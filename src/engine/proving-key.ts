@@ -100,9 +100,12 @@ export class ProvingKey {
       // one section at a time in file order (each pass on every core), so the first bad one stops the
       // rest, and a section is pinned (on a worker thread) while the next is read
       const total = NATIVE_SECTIONS.reduce((n, name) => n + file.sectionBytes(name), 0);
+      let vkBad = false; // a bad verification key (section 3, before 4-9 in snarkjs files) is the defect named: stop reading
+      vk.catch(() => void (vkBad = true));
       const read = (async () => {
         let done = 0;
         for (const name of [...NATIVE_SECTIONS].sort((a, b) => file.sectionPosition(a) - file.sectionPosition(b))) {
+          if (vkBad) return;
           const buf = sections.get(name)!;
           await readKeySections(file, new Map([[name, buf]]));
           done += file.sectionBytes(name);
