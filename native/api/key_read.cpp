@@ -3,6 +3,7 @@
 // coefficient records in range). One pass replaces a read per section on libuv's threads followed
 // by a check per section: the copy out of the page cache, the page faults of the fresh buffers and
 // the checks all spread over every core (the faults of one thread's pread overlap another's checks).
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,9 +54,27 @@ class defects_t {
   std::mutex mu_;
 };
 
+// Faults the chunk's pages in with one call before the read copies into them: ~25% less CPU than
+// the read's own page faults on the 2-core VM (560 MB: 265 vs 345 ms). Advice only: a kernel
+// without MADV_POPULATE_WRITE (Linux < 5.14) says EINVAL and the read faults them as before.
+void populate(uint8_t* dest, uint64_t len) {
+#ifdef MADV_POPULATE_WRITE
+  constexpr uintptr_t page = 4096;
+  // whole pages inside the chunk only: the pages it shares with its neighbours (or with memory
+  // around a caller's buffer) are left to the read
+  uintptr_t lo = (reinterpret_cast<uintptr_t>(dest) + page - 1) & ~(page - 1);
+  uintptr_t hi = (reinterpret_cast<uintptr_t>(dest) + len) & ~(page - 1);
+  if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+#else
+  (void)dest;
+  (void)len;
+#endif
+}
+
 // false when the read failed or the file ended (recorded)
 bool read_chunk(int fd, const cuzk_read_part& p, const chunk_t& c, defects_t& defects) {
   auto* dest = static_cast<uint8_t*>(p.dest) + c.begin;
+  populate(dest, c.len);
   for (uint64_t done = 0; done < c.len;) {
     ssize_t got = pread(fd, dest + done, c.len - done, off_t(c.file_pos + done));
     if (got < 0 && errno == EINTR) continue;
