@@ -7,7 +7,7 @@
 // in place). The file is read once before the first run, so every run reads from the page cache.
 // --runs loads N times in this process (memory freed by one load is recycled by the next: the first
 // run is the one a daemon pays); --fresh N loads once per fresh process, N rounds alternating
-// CUZK_HUGEPAGES=0 and =1, and summarises both.
+// CUZK_HUGEPAGES=0 and =1, and summarises both. What it prints is appended to bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +16,7 @@ import { ProvingKey } from '../src/engine/proving-key.js';
 import { loadCore } from '../src/ffi/load.js';
 import { NativeBuffer } from '../src/ffi/native-buffer.js';
 import { gpuCount } from '../src/ffi/native.js';
+import { appendResults, commitOf } from './results.js';
 import { syntheticZkey } from './synthetic-zkey.js';
 
 function flag(args: string[], name: string): string | undefined {
@@ -37,6 +38,11 @@ function warmPageCache(file: string): number {
 }
 
 const ms = (x: number) => x.toFixed(0);
+const said: string[] = [];
+function say(line: string): void {
+  console.log(line);
+  said.push(line);
+}
 const gbs = (bytes: number, t: number) => (bytes / 1e6 / t).toFixed(1);
 
 function thpSetting(): string {
@@ -56,16 +62,16 @@ export async function benchKeyLoad(root: string, args: string[]): Promise<number
     return 2;
   }
   const fresh = flag(args, 'fresh');
-  if (fresh !== undefined) return freshRounds(zkey, Number(fresh), args);
+  if (fresh !== undefined) return freshRounds(root, zkey, Number(fresh), args);
   const runs = Number(flag(args, 'runs') ?? 3);
   const pinned = (flag(args, 'pinned') ?? 'on') !== 'off';
   const gpus = gpuCount();
   const upload = gpus > 0 && (flag(args, 'upload') ?? 'on') !== 'off';
   const fileBytes = statSync(zkey).size;
   const core = loadCore();
-  console.log(`key-load: ${zkey} (${(fileBytes / 2 ** 30).toFixed(2)} GiB), backend ${core.backend}, ${gpus} GPU(s), ${os.cpus().length} cores, native threads ${core.abi.get_threads()}, ` +
+  say(`key-load: ${zkey} (${(fileBytes / 2 ** 30).toFixed(2)} GiB), backend ${core.backend}, ${gpus} GPU(s), ${os.cpus().length} cores, native threads ${core.abi.get_threads()}, ` +
     `pinned ${pinned ? 'on' : 'off'}, CUZK_HUGEPAGES=${process.env.CUZK_HUGEPAGES ?? '(unset: off)'}, ${thpSetting()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM`);
-  if (!args.includes('--no-warm')) console.log(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
+  if (!args.includes('--no-warm')) say(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const key = await ProvingKey.load(zkey, { pinned });
@@ -81,10 +87,17 @@ export async function benchKeyLoad(root: string, args: string[]): Promise<number
     }
     const r0 = performance.now();
     key.release();
-    console.log(`${line}; release ${ms(performance.now() - r0)} ms`);
+    say(`${line}; release ${ms(performance.now() - r0)} ms`);
   }
   if (args.includes('--compare-alloc')) await compareAlloc(zkey);
+  if (!args.includes('--no-append')) record(root, args);
   return 0;
+}
+
+function record(root: string, args: string[]): void {
+  const cpu = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'})`;
+  appendResults(root, ['', `## ${new Date().toISOString().slice(0, 10)} key load: ${cpu}, commit ${commitOf(root)}`, '',
+    `\`npm run bench -- key-load ${args.join(' ')}\`:`, '', ...said.map((l) => `- ${l}`), ''].join('\n'));
 }
 
 async function compareAlloc(zkey: string): Promise<void> {
@@ -93,17 +106,17 @@ async function compareAlloc(zkey: string): Promise<void> {
   const b = await NativeBuffer.allocAsync(bytes, { pinned: true });
   const a = performance.now() - t0;
   b.release();
-  console.log(`for comparison: NativeBuffer.allocAsync(${bytes}, { pinned: true }) (cudaHostAlloc where a GPU is) ${ms(a)} ms`);
+  say(`for comparison: NativeBuffer.allocAsync(${bytes}, { pinned: true }) (cudaHostAlloc where a GPU is) ${ms(a)} ms`);
 }
 
 /** One load per fresh process, alternating CUZK_HUGEPAGES=0 / 1, then min / median of each. */
-async function freshRounds(zkey: string, rounds: number, args: string[]): Promise<number> {
-  console.log(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
+async function freshRounds(root: string, zkey: string, rounds: number, args: string[]): Promise<number> {
+  say(`page cache warm-up (one sequential read): ${ms(warmPageCache(zkey))} ms`);
   const pass = ['pinned', 'upload'].flatMap((f) => (flag(args, f) ? [`--${f}`, flag(args, f)!] : []));
   const loads: Record<string, number[]> = { '0': [], '1': [] };
   for (let i = 0; i < rounds; i++) {
     for (const hp of i % 2 ? ['1', '0'] : ['0', '1']) {
-      const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, 'key-load', '--zkey', zkey, '--runs', '1', '--no-warm', ...pass], {
+      const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, 'key-load', '--zkey', zkey, '--runs', '1', '--no-warm', '--no-append', ...pass], {
         encoding: 'utf8', env: { ...process.env, CUZK_HUGEPAGES: hp, CUZK_LOG: process.env.CUZK_LOG ?? 'warn' }, maxBuffer: 1 << 24,
       });
       const line = r.stdout.split('\n').find((l) => l.startsWith('run 1:'));
@@ -111,14 +124,15 @@ async function freshRounds(zkey: string, rounds: number, args: string[]): Promis
         console.error(`fresh load (CUZK_HUGEPAGES=${hp}) failed (exit ${r.status}): ${r.stderr}`);
         return 1;
       }
-      console.log(`round ${i + 1}, CUZK_HUGEPAGES=${hp}: ${line.slice('run 1: '.length)}`);
+      say(`round ${i + 1}, CUZK_HUGEPAGES=${hp}: ${line.slice('run 1: '.length)}`);
       loads[hp]!.push(Number(/^run 1: load (\d+) ms/.exec(line)![1]));
     }
   }
   for (const [hp, xs] of Object.entries(loads)) {
     const s = [...xs].sort((a, b) => a - b);
-    console.log(`CUZK_HUGEPAGES=${hp}: load min ${s[0]} ms, median ${s[s.length >> 1]} ms over ${s.length} fresh processes`);
+    say(`CUZK_HUGEPAGES=${hp}: load min ${s[0]} ms, median ${s[s.length >> 1]} ms over ${s.length} fresh processes`);
   }
   if (args.includes('--compare-alloc')) await compareAlloc(zkey);
+  record(root, args);
   return 0;
 }

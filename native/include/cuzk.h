@@ -141,7 +141,7 @@ typedef enum cuzk_read_defect {
 typedef struct cuzk_read_part {
   uint64_t file_offset; /* in */
   uint64_t bytes;       /* in: a whole number of |check|'s items */
-  void* dest;           /* in: at least |bytes| */
+  void* dest;           /* in: caller-owned, at least |bytes|; written only during the call */
   int32_t check;        /* in: cuzk_read_check */
   int32_t defect;       /* out: cuzk_read_defect */
   int64_t first_bad;    /* out: the first bad item's index (1-4) or file byte (5-6), -1 when none */
@@ -156,6 +156,8 @@ typedef struct cuzk_read_part {
  * chunks after it in the file are skipped, so the defect with the lowest file position is always
  * found; parts behind it may report none. A defect is a result, not an error: the status is CUZK_OK.
  * |curve| is the points' curve; |domain_size| and |n_vars| bound the coefficient records. */
+/* |fd| is the caller's open descriptor (read with pread, so its offset is untouched; not closed);
+ * |parts| is caller-owned and written during the call only. */
 CUZK_API cuzk_status cuzk_file_read_checked(int32_t fd, int32_t curve, uint32_t domain_size, uint64_t n_vars,
                                             cuzk_read_part* parts, uint64_t n, cuzk_error* err);
 
