@@ -11,7 +11,7 @@
 // of each window (src/dev/dashboard-capture.ts) for scripts/dashboard-replay.mjs.
 // `npm run bench -- fleet [--daemons 3] [--jobs 30]`: daemons sharing one PostgreSQL queue against one (bench/fleet.ts).
 import { execSync, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import type { CurveName } from '../src/formats/curves.js';
 import { setLogLevel } from '../src/log.js';
 import { benchFixture } from './fixtures.js';
 import { cpuFloorMs } from './floor.js';
+import { appendResults as appendResultsTo, commitOf } from './results.js';
 
 
 // as bin/cuzk.js: enough libuv threads for two phase-2 proofs per GPU plus synthesis and verification
@@ -37,12 +38,7 @@ function optFlag(name: string): string | undefined {
   return v === '' ? undefined : v;
 }
 
-function appendResults(note: string): void {
-  const results = path.join(root, 'bench', 'RESULTS.md');
-  if (!existsSync(results)) writeFileSync(results, '# Benchmark results\n\nAppended by `npm run bench`; newest last.\n');
-  appendFileSync(results, note);
-  console.log(`\nappended to ${path.relative(root, results)}`);
-}
+const appendResults = (note: string) => appendResultsTo(root, note);
 
 const machine = () => `${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'})`;
 
@@ -89,14 +85,7 @@ function wholeProcess(rapidsnark: string, zkey: string, wtns: string, proofs: nu
   return { rapidsnarkMs, cuzkMs };
 }
 
-function commit(): string {
-  if (process.env.CUZK_COMMIT) return process.env.CUZK_COMMIT; // the GPU machine's copy has no (or a stale) .git
-  try {
-    return execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    return 'uncommitted';
-  }
-}
+const commit = () => commitOf(root);
 
 async function benchCpu(): Promise<void> {
   const sizes = flag('sizes', '12,14,16').split(',').map(Number);
@@ -271,6 +260,7 @@ if (mode === 'cpu') await benchCpu();
 else if (mode === 'engine') await benchEngineMode();
 else if (mode === 'fleet') await benchFleetMode();
 else if (mode === 'gpu') process.exit(await (await import('./gpu.js')).benchGpu(process.argv.slice(3))); // bench/gpu.ts
+else if (mode === 'key-load') process.exit(await (await import('./key-load.js')).benchKeyLoad(root, process.argv.slice(3))); // bench/key-load.ts
 else {
   console.error([
     'usage: npm run bench -- cpu [--sizes 12,14,16] [--curve bn128|bls12381] [--proofs N] [--rapidsnark PATH]',
@@ -279,6 +269,7 @@ else {
     '                               [--remote self|host:port [--clients N] [--token T] [--upload-key] [--dashboard-capture DIR]]',
     '       npm run bench -- fleet [--size K] [--curve C] [--jobs N] [--clients C] [--daemons D]',
     '       npm run bench -- gpu [--sizes 16,20,22,24] [--proof-sizes 16,20,22] [--runs 5] [--cpu-runs N] [--budget-s 340]',
+    '       npm run bench -- key-load (--zkey PATH | --size LG) [--runs N | --fresh N] [--pinned on|off] [--upload on|off] [--compare-alloc]',
   ].join('\n'));
   process.exit(2);
 }

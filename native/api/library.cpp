@@ -1,8 +1,10 @@
 // Library-level entry points: status names, backend identity, threads, native-owned memory.
 #include <cstdlib>
+#include <string>
 
 #include "api/guard.hpp"
 #include "field/mont.hpp"
+#include "util/host_mem.hpp"
 #include "util/thread_pool.hpp"
 
 using namespace cuzk;
@@ -45,11 +47,17 @@ CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {
 CUZK_API uint32_t cuzk_get_threads(void) { return (uint32_t)thread_pool::global().size(); }
 
 #ifdef CUZK_BACKEND_CPU
-// The CPU build has no page-locking to do: |pinned| buffers are plain aligned memory.
-CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t pinned, void** out, cuzk_error* err) {
+// The CPU build has no page-locking to do: pinned buffers are plain aligned memory, and pinning a
+// mapped one does nothing.
+CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t kind, void** out, cuzk_error* err) {
   return guard([&] {
     require(out != nullptr, "cuzk_mem_alloc: out is NULL");
     require(bytes > 0, "cuzk_mem_alloc: zero bytes");
+    require(kind >= CUZK_MEM_PLAIN && kind <= CUZK_MEM_MAPPED, "cuzk_mem_alloc: unknown kind " + std::to_string(kind));
+    if (kind == CUZK_MEM_MAPPED) {
+      *out = host_map(bytes);
+      return;
+    }
     void* p = nullptr;
     size_t rounded = (bytes + 63) & ~uint64_t(63);
     if (posix_memalign(&p, 64, rounded) != 0 || !p)
@@ -59,7 +67,13 @@ CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t pinned, void** out, 
 }
 
 CUZK_API cuzk_status cuzk_mem_free(void* ptr, cuzk_error* err) {
-  return guard([&] { std::free(ptr); }, err);
+  return guard([&] {
+    if (!host_unmap(ptr)) std::free(ptr);
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_mem_pin(void* ptr, cuzk_error* err) {
+  return guard([&] { require(host_mapping_bytes(ptr) > 0, "cuzk_mem_pin: not a mapped buffer from cuzk_mem_alloc"); }, err);
 }
 #endif
 

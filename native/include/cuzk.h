@@ -70,11 +70,21 @@ CUZK_API uint32_t cuzk_get_threads(void);
 
 /* ---- memory: native-owned buffers handed to TypeScript as ArrayBuffers -------------------- */
 
-/* Allocates |bytes| (64-byte aligned, zero-filled not guaranteed). |pinned| = 1 asks for page-locked
- * memory (CUDA build; the CPU build treats it as plain memory). The caller owns *out and must free it
- * exactly once with cuzk_mem_free; any thread. */
-CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t pinned, void** out, cuzk_error* err);
+typedef enum cuzk_mem_kind {
+  CUZK_MEM_PLAIN = 0,  /* the heap */
+  CUZK_MEM_PINNED = 1, /* page-locked now (cudaHostAlloc, ~0.5-0.8 s/GiB); plain in the CPU build */
+  CUZK_MEM_MAPPED = 2  /* a private anonymous mapping, 2 MiB-aligned (huge pages advised with
+                          CUZK_HUGEPAGES=1), for a key section: fill it, then cuzk_mem_pin it where a GPU reads it */
+} cuzk_mem_kind;
+
+/* Allocates |bytes| (64-byte aligned, zero-filled not guaranteed) of |kind| (cuzk_mem_kind). The
+ * caller owns *out and must free it exactly once with cuzk_mem_free; any thread. */
+CUZK_API cuzk_status cuzk_mem_alloc(uint64_t bytes, int32_t kind, void** out, cuzk_error* err);
 CUZK_API cuzk_status cuzk_mem_free(void* ptr, cuzk_error* err);
+/* Page-locks a CUZK_MEM_MAPPED buffer in place (cudaHostRegister, ~0.04 s/GiB once its pages are
+ * touched; cuzk_mem_free unregisters it). Idempotent; a no-op in the CPU build or without a GPU.
+ * CUZK_E_INVALID_ARG for any other pointer, CUZK_E_HOST_OOM when the system cannot lock it. */
+CUZK_API cuzk_status cuzk_mem_pin(void* ptr, cuzk_error* err);
 
 /* ---- arithmetic entry points for tests and benchmarks ------------------------------------ */
 
@@ -109,6 +119,47 @@ CUZK_API cuzk_status cuzk_curve_op(int32_t curve, int32_t group, int32_t op, con
  * subgroup), or -1 and 0 when every point is good; a bad point is a result, not an error. */
 CUZK_API cuzk_status cuzk_points_check(int32_t curve, int32_t group, const uint8_t* points, uint64_t n,
                                        int32_t subgroup, int64_t* first_bad, int32_t* why, cuzk_error* err);
+
+/* One part of a file for cuzk_file_read_checked: |bytes| from |file_offset| into |dest|, checked
+ * as |check| says. 48 bytes, fields in this order. */
+typedef enum cuzk_read_check {
+  CUZK_READ_RAW = 0,   /* bytes only */
+  CUZK_READ_G1 = 1,    /* LEM G1 affine points: coordinates below q, on the curve (as cuzk_points_check) */
+  CUZK_READ_G2 = 2,    /* LEM G2 affine points, likewise */
+  CUZK_READ_COEFS = 3  /* zkey section 4 records {u32 matrix, u32 constraint, u32 signal, Fr value}:
+                          matrix < 2, constraint < domain_size, signal < n_vars, value below r */
+} cuzk_read_check;
+
+typedef enum cuzk_read_defect {
+  CUZK_READ_OK = 0,
+  /* 1-3: a point's defect, as cuzk_points_check's |why| */
+  CUZK_READ_BAD_RECORD = 4, /* a coefficient record out of range (first_bad: its index) */
+  CUZK_READ_ENDED = 5,      /* the file ended before the part did (first_bad: the file byte) */
+  CUZK_READ_IO = 6          /* a read failed (first_bad: the file byte; os_error: errno) */
+} cuzk_read_defect;
+
+typedef struct cuzk_read_part {
+  uint64_t file_offset; /* in */
+  uint64_t bytes;       /* in: a whole number of |check|'s items */
+  void* dest;           /* in: caller-owned, at least |bytes|; written only during the call */
+  int32_t check;        /* in: cuzk_read_check */
+  int32_t defect;       /* out: cuzk_read_defect */
+  int64_t first_bad;    /* out: the first bad item's index (1-4) or file byte (5-6), -1 when none */
+  int32_t os_error;     /* out: errno for CUZK_READ_IO */
+  int32_t reserved;
+} cuzk_read_part;
+
+/* Reads |n| parts of the open file |fd| (positional reads, pread) in chunks of up to 4 MiB on the
+ * thread pool, each chunk checked as soon as it is in, while the bytes are still in cache: the key
+ * loader's one pass over a zkey's big sections (the page cache to memory at the threads' combined
+ * speed, the point checks beside the reads). Chunks run in file order; once a part has a defect,
+ * chunks after it in the file are skipped, so the defect with the lowest file position is always
+ * found; parts behind it may report none. A defect is a result, not an error: the status is CUZK_OK.
+ * |curve| is the points' curve; |domain_size| and |n_vars| bound the coefficient records. */
+/* |fd| is the caller's open descriptor (read with pread, so its offset is untouched; not closed);
+ * |parts| is caller-owned and written during the call only. */
+CUZK_API cuzk_status cuzk_file_read_checked(int32_t fd, int32_t curve, uint32_t domain_size, uint64_t n_vars,
+                                            cuzk_read_part* parts, uint64_t n, cuzk_error* err);
 
 /* out = sum scalars[i]·points[i] (Pippenger, signed windows, multi-threaded). Scalars are 32-byte
  * standard form (callers pass values < r). Zero scalars and infinity points are allowed; points

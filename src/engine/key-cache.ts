@@ -90,7 +90,8 @@ export class KeyCache {
         const key = await ProvingKey.load(e.path, { pinned: this.#pinned });
         e.key = key;
         e.loadedAt = Date.now();
-        this.#log.info({ keyId: e.id, bytes, ms: Math.round(performance.now() - t0), pinned: this.#pinned }, 'key loaded');
+        const t = key.timings;
+        this.#log.info({ keyId: e.id, bytes, ms: Math.round(performance.now() - t0), pinned: this.#pinned, readMs: Math.round(t.readMs), pinMs: Math.round(t.pinMs), planMs: Math.round(t.planMs) }, 'key loaded');
         return key;
       } catch (err) {
         e.hostReservation?.release();

@@ -82,8 +82,11 @@ export function declare(lib: LibraryHandle) {
     get_threads: c('cuzk_get_threads', 'uint32_t cuzk_get_threads(void)'),
     mem_alloc: f('cuzk_mem_alloc', 'int32_t', ['uint64_t', 'int32_t', koffi.out(koffi.pointer('void *')), E]),
     mem_free: f('cuzk_mem_free', 'int32_t', ['void *', E]),
+    mem_pin: f('cuzk_mem_pin', 'int32_t', ['void *', E]),
     field_op: f('cuzk_field_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
     curve_op: f('cuzk_curve_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    // parts: cuzk_read_part[n] as bytes (key-read.ts encodes and decodes them), read and written by the call
+    file_read_checked: f('cuzk_file_read_checked', 'int32_t', ['int32_t', 'int32_t', 'uint32_t', 'uint64_t', 'uint8_t *', 'uint64_t', E]),
     points_check: f('cuzk_points_check', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint64_t', 'int32_t', koffi.out(koffi.pointer('int64_t')), koffi.out(koffi.pointer('int32_t')), E]),
     msm: f('cuzk_msm', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
     batch_mul: f('cuzk_batch_mul', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),

@@ -52,7 +52,17 @@ export class NativeKey {
   #handle: unknown;
   readonly parts: NativeKeyParts;
 
-  constructor(parts: NativeKeyParts) {
+  private constructor(handle: unknown, parts: NativeKeyParts) {
+    this.#handle = handle;
+    this.parts = parts;
+  }
+
+  /**
+   * Builds the native key over `parts` (which it borrows until destroy()): checks each buffer's size,
+   * then cuzk_key_create (the coefficient plan: one threaded pass over section 4) on a koffi worker
+   * thread, so a big key's plan does not hold the event loop.
+   */
+  static async create(parts: NativeKeyParts): Promise<NativeKey> {
     const z = sizesOf(parts.curve);
     const { nVars, nPublic, domainSize, nCoefs } = parts;
     const expect: [NativeBuffer, number, string][] = [
@@ -87,11 +97,8 @@ export class NativeKey {
       points_h: parts.pointsH.pointer,
     };
     const out: unknown[] = [null];
-    const slot = newErrorSlot();
-    const stack = new Error();
-    check(loadCore().abi.key_create(desc, out, slot), slot, 'cuzk_key_create', stack);
-    this.#handle = out[0];
-    this.parts = parts;
+    await callAsync('cuzk_key_create', (slot, cb) => loadCore().abi.key_create.async(desc, out, slot, cb));
+    return new NativeKey(out[0], parts);
   }
 
   get destroyed(): boolean {

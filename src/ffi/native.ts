@@ -114,6 +114,8 @@ export function msmAsync(curve: CurveName, group: number, points: Uint8Array, sc
 
 export type PointDefect = 'has a coordinate not below q' | 'is not on the curve' | 'is not in the subgroup';
 const DEFECTS: readonly PointDefect[] = ['has a coordinate not below q', 'is not on the curve', 'is not in the subgroup'];
+/** The defect of cuzk_points_check's `why` code (1-3). */
+export const pointDefectOf = (why: number): PointDefect => DEFECTS[why - 1]!;
 
 /**
  * The first of `n` LEM points that is not canonical, not on its curve, or (with `subgroup`) not in

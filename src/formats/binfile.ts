@@ -39,6 +39,10 @@ interface ByteSource {
   readAsync(pos: number, into: Uint8Array): Promise<void>;
   /** A view of the source's own bytes when it has them in memory, else undefined. */
   view(pos: number, length: number): Uint8Array | undefined;
+  /** The open file's descriptor, for positional reads elsewhere (the native key reader); none in memory. */
+  readonly fd: number | undefined;
+  /** The error for a file that ended at byte `at`, before its size when opened. */
+  ended(at: number): FormatError;
   close(): void;
 }
 
@@ -89,6 +93,8 @@ function fileSource(path: string): ByteSource {
       }
     },
     view: () => undefined,
+    fd,
+    ended: shrank,
     close: () => fs.closeSync(fd),
   };
 }
@@ -99,6 +105,8 @@ function memorySource(bytes: Uint8Array): ByteSource {
     read: (pos, into) => into.set(bytes.subarray(pos, pos + into.length)),
     readAsync: async (pos, into) => into.set(bytes.subarray(pos, pos + into.length)),
     view: (pos, length) => bytes.subarray(pos, pos + length),
+    fd: undefined,
+    ended: (at) => new FormatError(`file image ended at byte ${at}, before its ${bytes.length} bytes`),
     close: () => undefined,
   };
 }
@@ -240,6 +248,22 @@ export class BinFile {
     const out = into ? into.subarray(0, length) : new Uint8Array(length);
     await this.source.readAsync(pos, out);
     return out;
+  }
+
+  /** The open file's descriptor (undefined for a fromBytes image): valid until close(). */
+  get fd(): number | undefined {
+    if (this.closed) throw new InputError('E_INVALID_ARG', `${this.name}: read after close`);
+    return this.source.fd;
+  }
+
+  /** The error for this file having ended at byte `at` (it shrank after it was opened). */
+  endedError(at: number): FormatError {
+    return this.source.ended(at);
+  }
+
+  /** Absolute file position of `length` bytes from `start` in section `type`, checked as a read would be. */
+  position(type: number, start: number, length: number): number {
+    return this.locate(type, start, length);
   }
 
   readSection(type: number, into?: Uint8Array): Uint8Array {

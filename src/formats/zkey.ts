@@ -171,15 +171,23 @@ export function validateCoefs(h: ZkeyHeader, records: Uint8Array, where = `${h.p
     const m = view.getUint32(o, true);
     const c = view.getUint32(o + 4, true);
     const s = view.getUint32(o + 8, true);
-    if (m > 1 || c >= domainSize || s >= nVars || !below(view, o + 12)) {
-      const what =
-        m > 1 ? `matrix ${m}, expected 0 (A) or 1 (B)`
-        : c >= domainSize ? `constraint ${c}, expected < domainSize ${domainSize}`
-        : s >= nVars ? `signal ${s}, expected < nVars ${nVars}`
-        : `a value not below the scalar field prime r`;
-      throw new FormatError(`${where}: coefficient record ${i} has ${what}`);
-    }
+    if (m > 1 || c >= domainSize || s >= nVars || !below(view, o + 12)) throw coefRecordError(h, records, i, where);
   }
+}
+
+/** The FormatError for coefficient record `i` of `records` (found bad here or by the native reader), naming its first bad field. */
+export function coefRecordError(h: ZkeyHeader, records: Uint8Array, i: number, where = `${h.path}: zkey section 4`): FormatError {
+  const view = dataViewOf(records);
+  const o = i * (12 + h.n8r);
+  const m = view.getUint32(o, true);
+  const c = view.getUint32(o + 4, true);
+  const s = view.getUint32(o + 8, true);
+  const what =
+    m > 1 ? `matrix ${m}, expected 0 (A) or 1 (B)`
+    : c >= h.domainSize ? `constraint ${c}, expected < domainSize ${h.domainSize}`
+    : s >= h.nVars ? `signal ${s}, expected < nVars ${h.nVars}`
+    : `a value not below the scalar field prime r`;
+  return new FormatError(`${where}: coefficient record ${i} has ${what}`);
 }
 
 export class ZkeyFile {
@@ -226,6 +234,27 @@ export class ZkeyFile {
     const out = await this.file.readRangeAsync(ZKEY_SECTION[name], l.prefix, l.itemBytes * l.count, into);
     if (name === 'coefs') validateCoefs(this.header, out, this.file.where(ZKEY_SECTION.coefs));
     return out;
+  }
+
+  /** The open file's descriptor, for the native key reader (undefined for fromBytes); valid until close(). */
+  get fd(): number | undefined {
+    return this.file.fd;
+  }
+
+  /** Absolute file position of the bytes read(`name`) returns (after section 4's count prefix). */
+  sectionPosition(name: ZkeyBigSection): number {
+    const l = zkeySectionLayout(this.header, name);
+    return this.file.position(ZKEY_SECTION[name], l.prefix, l.itemBytes * l.count);
+  }
+
+  /** The error for this file having ended at byte `at` while it was read. */
+  endedError(at: number): FormatError {
+    return this.file.endedError(at);
+  }
+
+  /** "<path>: zkey section N", the prefix of a message about section `name`. */
+  where(name: ZkeyBigSection): string {
+    return this.file.where(ZKEY_SECTION[name]);
   }
 
   close(): void {

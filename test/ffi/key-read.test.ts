@@ -1,0 +1,117 @@
+// readFileChecked (cuzk_file_read_checked): parts of an open file read byte for byte into native
+// buffers at any offset and across many chunks; points and coefficient records checked as they
+// land, the defect lowest in the file reported however the chunks were scheduled; a file shorter
+// than its parts, and a read that fails, come back as results (not crashes); bad parts are refused.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CuzkError } from '../../src/errors.js';
+import { readFileChecked, type ReadCheck } from '../../src/ffi/key-read.js';
+import { NativeBuffer } from '../../src/ffi/native-buffer.js';
+import { curveByName } from '../../src/formats/curves.js';
+import { generatorBytes } from '../../src/dev/generators.js';
+
+let dir: string;
+before(() => void (dir = mkdtempSync(path.join(tmpdir(), 'cuzk-keyread-'))));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const buffers: NativeBuffer[] = [];
+after(() => buffers.forEach((b) => b.release()));
+const mapped = (n: number) => {
+  const b = NativeBuffer.allocMapped(Math.max(1, n));
+  buffers.push(b);
+  return b;
+};
+
+/** Writes `bytes` to a file and returns its open descriptor (closed after the test file). */
+function fileOf(name: string, bytes: Uint8Array): number {
+  const p = path.join(dir, name);
+  writeFileSync(p, bytes);
+  const fd = openSync(p, 'r');
+  after(() => closeSync(fd));
+  return fd;
+}
+
+const bounds = { domainSize: 8, nVars: 6 };
+const g1 = generatorBytes(curveByName('bn128')!).g1;
+const part = (fileOffset: number, bytes: number, check: ReadCheck) => ({ fileOffset, bytes, into: mapped(bytes), check });
+
+/** `n` copies of the G1 generator (a good point), with `bad` indices given a coordinate not below q. */
+function g1Points(n: number, bad: number[] = []): Uint8Array {
+  const out = new Uint8Array(n * 64);
+  for (let i = 0; i < n; i++) out.set(g1, i * 64);
+  for (const i of bad) out.fill(0xff, i * 64, i * 64 + 32);
+  return out;
+}
+
+describe('readFileChecked', () => {
+  it('reads parts at odd offsets, across many chunks, byte for byte', async () => {
+    const data = randomBytes((9 << 20) + 37);
+    const fd = fileOf('random.bin', data);
+    const parts = [part(3, (5 << 20) + 1, 'raw'), part((5 << 20) + 4, data.length - (5 << 20) - 4, 'raw'), part(1, 0, 'raw')];
+    assert.deepEqual(await readFileChecked(fd, 'bn128', bounds, parts), [undefined, undefined, undefined]);
+    for (const p of parts) assert.ok(Buffer.from(p.into.bytes.subarray(0, p.bytes)).equals(data.subarray(p.fileOffset, p.fileOffset + p.bytes)));
+  });
+
+  it('names the first bad point of a part, however its chunks ran', async () => {
+    const n = 1 << 16; // 4 MiB: many chunks
+    const fd = fileOf('points.bin', g1Points(n, [n - 5, 40000, 12]));
+    const [r] = await readFileChecked(fd, 'bn128', bounds, [part(0, n * 64, 'g1')]);
+    assert.deepEqual(r, { kind: 'point', index: 12, defect: 'has a coordinate not below q' });
+    const offCurve = g1Points(3);
+    offCurve[64] ^= 1;
+    const [s] = await readFileChecked(fileOf('offcurve.bin', offCurve), 'bn128', bounds, [part(0, 3 * 64, 'g1')]);
+    assert.deepEqual(s, { kind: 'point', index: 1, defect: 'is not on the curve' });
+  });
+
+  it('the defect lowest in the file is reported, whatever the order of the parts', async () => {
+    const n = 1 << 14;
+    const fd = fileOf('two.bin', Buffer.concat([g1Points(n, [n - 1]), g1Points(n, [3])]));
+    const later = part(n * 64, n * 64, 'g1');
+    const first = part(0, n * 64, 'g1');
+    const found = await readFileChecked(fd, 'bn128', bounds, [later, first]);
+    assert.deepEqual(found[1], { kind: 'point', index: n - 1, defect: 'has a coordinate not below q' });
+  });
+
+  it('checks coefficient records: matrix, constraint, signal, value below r', async () => {
+    const r = curveByName('bn128')!.r;
+    const record = (m: number, c: number, s: number, v: bigint) => {
+      const b = Buffer.alloc(44);
+      b.writeUInt32LE(m, 0);
+      b.writeUInt32LE(c, 4);
+      b.writeUInt32LE(s, 8);
+      for (let i = 0; i < 32; i++) b[12 + i] = Number((v >> BigInt(8 * i)) & 0xffn);
+      return b;
+    };
+    const good = [record(0, 0, 1, 5n), record(1, 7, 5, r - 1n)];
+    assert.deepEqual(await readFileChecked(fileOf('good.coefs', Buffer.concat(good)), 'bn128', bounds, [part(0, 88, 'coefs')]), [undefined]);
+    for (const bad of [record(2, 0, 0, 1n), record(0, 8, 0, 1n), record(0, 0, 6, 1n), record(0, 0, 0, r)]) {
+      const [d] = await readFileChecked(fileOf('bad.coefs', Buffer.concat([...good, bad])), 'bn128', bounds, [part(0, 132, 'coefs')]);
+      assert.deepEqual(d, { kind: 'record', index: 2 });
+    }
+  });
+
+  it('a file shorter than its parts: where it ended; a read that fails: its errno (no crash)', async () => {
+    const fd = fileOf('short.bin', randomBytes(1000));
+    assert.deepEqual(await readFileChecked(fd, 'bn128', bounds, [part(0, 2048, 'raw')]), [{ kind: 'ended', at: 1000 }]);
+    const dirFd = openSync(dir, 'r'); // pread on a directory fails with EISDIR
+    try {
+      const [d] = await readFileChecked(dirFd, 'bn128', bounds, [part(0, 64, 'raw')]);
+      assert.deepEqual(d, { kind: 'io', at: 0, errno: constants.errno.EISDIR });
+    } finally {
+      closeSync(dirFd);
+    }
+  });
+
+  it('refuses parts that are not whole items, a buffer too small, a bad descriptor', async () => {
+    const fd = fileOf('any.bin', randomBytes(256));
+    const bad = (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG';
+    await assert.rejects(readFileChecked(fd, 'bn128', bounds, [part(0, 100, 'g1')]), bad);
+    await assert.rejects(readFileChecked(fd, 'bn128', bounds, [{ fileOffset: 0, bytes: 128, into: mapped(64), check: 'raw' }]), bad);
+    await assert.rejects(readFileChecked(fd, 'bn128', bounds, [part(-1, 64, 'raw')]), bad);
+    await assert.rejects(readFileChecked(-1, 'bn128', bounds, [part(0, 64, 'raw')]), bad);
+  });
+});
