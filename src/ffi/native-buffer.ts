@@ -5,6 +5,7 @@
 // `allocMapped` (an anonymous mapping the parallel reads fault in) and pinned after they are
 // filled (`pinAsync`: cudaHostRegister in place, ~0.04 s/GiB, against ~0.5-0.8 s/GiB to allocate
 // pinned memory).
+import { constants } from 'node:buffer';
 import koffi from 'koffi';
 import { CuzkError } from '../errors.js';
 import { loadCore } from './load.js';
@@ -12,6 +13,19 @@ import { check, newErrorSlot } from './status.js';
 
 /** cuzk_mem_kind */
 const MEM = { plain: 0, pinned: 1, mapped: 2 } as const;
+
+/** The largest buffer a Uint8Array can view (4 GiB on Node 20-22): a larger view makes koffi abort
+ * the process, so such sizes are refused before anything is allocated. */
+export const MAX_NATIVE_BUFFER_BYTES = constants.MAX_LENGTH;
+
+/** Why `byteLength` cannot be a NativeBuffer, or undefined when it can. */
+function sizeProblem(what: string, byteLength: number): CuzkError | undefined {
+  if (!Number.isSafeInteger(byteLength) || byteLength <= 0) return new CuzkError('E_INVALID_ARG', `${what}: bad size ${byteLength}`);
+  if (byteLength > MAX_NATIVE_BUFFER_BYTES) {
+    return new CuzkError('E_INVALID_ARG', `${what}: ${byteLength} bytes is more than one buffer can hold (${MAX_NATIVE_BUFFER_BYTES}); split it into parts`);
+  }
+  return undefined;
+}
 
 export class NativeBuffer {
   readonly byteLength: number;
@@ -35,9 +49,8 @@ export class NativeBuffer {
 
   /** Allocates `byteLength` bytes (contents undefined). Throws E_HOST_OOM when the core cannot. */
   static alloc(byteLength: number, opts: { pinned?: boolean } = {}): NativeBuffer {
-    if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
-      throw new CuzkError('E_INVALID_ARG', `NativeBuffer.alloc: bad size ${byteLength}`);
-    }
+    const bad = sizeProblem('NativeBuffer.alloc', byteLength);
+    if (bad) throw bad;
     const { abi } = loadCore();
     const out: bigint[] = [0n];
     const slot = newErrorSlot();
@@ -49,9 +62,8 @@ export class NativeBuffer {
   /** A private anonymous mapping (2 MiB-aligned, huge pages advised with CUZK_HUGEPAGES=1; no page touched yet) that
    * pinAsync() can page-lock once it is filled. Throws E_HOST_OOM when the core cannot map it. */
   static allocMapped(byteLength: number): NativeBuffer {
-    if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
-      throw new CuzkError('E_INVALID_ARG', `NativeBuffer.allocMapped: bad size ${byteLength}`);
-    }
+    const bad = sizeProblem('NativeBuffer.allocMapped', byteLength);
+    if (bad) throw bad;
     const out: bigint[] = [0n];
     const slot = newErrorSlot();
     const stack = new Error();
@@ -62,9 +74,8 @@ export class NativeBuffer {
   /** alloc() on a koffi worker thread: cudaHostAlloc costs ~0.5-0.8 s/GiB, which must not stall the
    * event loop (the pinned pool grows through this). */
   static allocAsync(byteLength: number, opts: { pinned?: boolean } = {}): Promise<NativeBuffer> {
-    if (!Number.isSafeInteger(byteLength) || byteLength <= 0) {
-      return Promise.reject(new CuzkError('E_INVALID_ARG', `NativeBuffer.allocAsync: bad size ${byteLength}`));
-    }
+    const bad = sizeProblem('NativeBuffer.allocAsync', byteLength);
+    if (bad) return Promise.reject(bad);
     const { abi } = loadCore();
     const out: bigint[] = [0n];
     const slot = newErrorSlot();
