@@ -180,11 +180,15 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
       CUZK_CUDA_OK(cudaSetDevice(device));
       ev_w0.record(st_w);
       check_cancel(cancel, "msm_b2");
-      b2 = msm_device<G2>(static_cast<const affine_t<G2>*>(kd->b2), d_w, d.n_vars, st_w);
+      // B2, A and B1 weigh the same scalars (the whole witness): their 0/1 split and sorted digits
+      // are made once
+      dev_arena_t ar_w(st_w);
+      const msm_gpu::msm_scalars_t wit = msm_gpu::msm_scalars(ar_w, reinterpret_cast<const uint32_t*>(d_w), d.n_vars);
+      b2 = msm_planned<G2>(ar_w, static_cast<const affine_t<G2>*>(kd->b2), wit);
       check_cancel(cancel, "msm_a");
-      g1[0] = msm_device<G1>(pts1(kd->a), d_w, d.n_vars, st_w);
+      g1[0] = msm_planned<G1>(ar_w, pts1(kd->a), wit);
       check_cancel(cancel, "msm_b1");
-      g1[1] = msm_device<G1>(pts1(kd->b1), d_w, d.n_vars, st_w);
+      g1[1] = msm_planned<G1>(ar_w, pts1(kd->b1), wit);
       check_cancel(cancel, "msm_c");
       size_t n_priv = size_t(d.n_vars) - d.n_public - 1;
       g1[2] = msm_device<G1>(pts1(kd->c), d_w + size_t(d.n_public + 1) * 32, n_priv, st_w);
