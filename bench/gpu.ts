@@ -358,7 +358,7 @@ export async function benchGpu(argv: string[]): Promise<number> {
     `\`npm run bench -- gpu ${argv.join(' ')}\`. Kernels: cuzk_msm / cuzk_ntt with the GPU forced, random scalars and points (2^16 distinct points`,
     'repeated; the device still reads every address), inputs in pinned memory; each time includes the upload (the NTT also its download) and the',
     'CPU-side argument checks, so "PCIe" shows the transfer share at the pinned rate. Floors: ../shared/perf/h200.md (midpoints; ~ = interpolated).',
-    'Proofs: BN254 dev-circuits (about half the witness 0/1), key uploaded once, witness and A‖B in pinned memory; GPU phases from ProveStats',
+    'Proofs: BN254 dev-circuits (about half the witness 0/1), key (and its coefficients) uploaded once, witness in pinned memory, A and B synthesized on the GPU; GPU phases from ProveStats',
     `(CUDA events); ${argv.includes('--cpu-runs') && opt(argv, 'cpu-runs', '') === '0' ? 'the CPU core did not run (--cpu-runs 0): every GPU proof verified, none compared' : `the CPU core ran the same proofs (same r, s) on ${getThreads()} threads in the same run${cpuRunsArg ? '' : ' (not at 2^24 by default: verified, not compared)'}`}.`,
     '',
     ...table,
