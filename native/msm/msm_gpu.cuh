@@ -30,7 +30,7 @@ void ones_sum(dev_arena_t& ar, const daffine_t<DF>* pts, const uint32_t* idx, ui
 struct sorted_digits_t {
   uint32_t c = 0, nwin = 0, half = 0, sentinel = 0;
   size_t npairs = 0;
-  const uint32_t *keys = nullptr, *vals = nullptr, *e_p = nullptr, *chunk_len = nullptr;
+  const uint32_t *keys = nullptr, *vals = nullptr, *e_p = nullptr, *maxc = nullptr;
 };
 
 // Signed c-bit digits of the m scalars scalars[idx[k]] (> 1, of at most nbits bits), sorted by bucket.
@@ -57,7 +57,7 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
 
   uint32_t *uniq = ar.alloc<uint32_t>(rmax + 1), *counts = ar.alloc<uint32_t>(rmax + 1);
   uint32_t *starts = ar.alloc<uint32_t>(rmax + 1), *scal = ar.alloc<uint32_t>(4);
-  uint32_t *nr = scal, *maxc = scal + 1, *chunk_len = scal + 2;
+  uint32_t *nr = scal, *maxc = scal + 1;
   CUZK_CUDA_OK(cudaMemsetAsync(counts, 0, (rmax + 1) * sizeof(uint32_t), st));
   CUZK_CUDA_OK(cudaMemsetAsync(scal, 0, 4 * sizeof(uint32_t), st));
   cub_run(ar, [&](void* t, size_t& b) {
@@ -67,12 +67,10 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   CUZK_CUDA_LAUNCHED();
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, starts, rmax + 1, st); });
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceReduce::Max(t, b, counts, maxc, rmax, st); });
-  plan_chunks_kernel<<<1, 1, 0, st>>>(maxc, chunk_len);
-  CUZK_CUDA_LAUNCHED();
+  sd.e_p = starts + rmax;  // pairs before the sentinel run (counts[rmax] = 0)
+  sd.maxc = maxc;
   sd.keys = keys2;
   sd.vals = vals2;
-  sd.e_p = starts + rmax;  // pairs before the sentinel run (counts[rmax] = 0)
-  sd.chunk_len = chunk_len;
   return sd;
 }
 
@@ -90,17 +88,17 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   size_t max_chunks = ceil_div(sd.npairs, size_t(32));  // L >= 32
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
-  if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
-  if constexpr (std::is_same_v<DF, dev::bn254_fq2_t>) {  // see g2_accumulate_blocks
-    if (g2_accumulate_blocks() == 3)
-      accumulate_kernel<DF, 3><<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, sd.chunk_len, buckets, heads, tails);
-    else
-      accumulate_kernel<DF, 1><<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, sd.chunk_len, buckets, heads, tails);
-  } else {
-    accumulate_kernel<DF, 1><<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, sd.chunk_len, buckets, heads, tails);
-  }
+  // the accumulation kernel this group runs, and the threads of whole waves of it (see plan_chunks_kernel)
+  auto acc = accumulate_kernel<DF, 1>;
+  if constexpr (std::is_same_v<DF, dev::bn254_fq2_t>)  // see g2_accumulate_blocks
+    if (g2_accumulate_blocks() == 3) acc = accumulate_kernel<DF, 3>;
+  uint32_t* chunk_len = ar.alloc<uint32_t>(1);
+  plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, accumulate_waves() * resident_threads(acc, 128), chunk_len);
   CUZK_CUDA_LAUNCHED();
-  join_chunks_kernel<DF><<<ceil_div(max_chunks, size_t(128)), 128, 0, st>>>(sd.keys, sd.e_p, sd.chunk_len, heads,
+  if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
+  acc<<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, buckets, heads, tails);
+  CUZK_CUDA_LAUNCHED();
+  join_chunks_kernel<DF><<<ceil_div(max_chunks, size_t(128)), 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, heads,
                                                                            tails, buckets);
   CUZK_CUDA_LAUNCHED();
 

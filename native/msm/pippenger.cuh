@@ -11,6 +11,8 @@
 #include <cub/cub.cuh>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "../curve/dev.cuh"
@@ -101,10 +103,15 @@ static __global__ void drop_sentinel_kernel(const uint32_t* uniq, uint32_t* coun
 // Chunk length L: every accumulation thread takes L consecutive sorted pairs, whatever buckets they
 // belong to, so the threads of a warp do the same number of additions (one thread per bucket made
 // a warp wait for its fullest bucket). L >= sqrt(largest bucket) bounds the serial re-join of a bucket
-// split over chunks; L >= 32 keeps the re-join rare for ordinary buckets.
-static __global__ void plan_chunks_kernel(const uint32_t* maxc, uint32_t* chunk_len) {
+// split over chunks. Nearly every chunk ends inside a bucket (buckets hold ~m·nwin/2^(c-1)·nwin
+// pairs), so there are about as many re-joins as chunks: L >= E / |threads| keeps the chunks to about
+// |threads| (whole waves of the accumulation's resident threads), so the join pass, a latency-bound
+// one at 5-35% of the SMs (ncu, 8-17 ms of a 2^22-2^24 MSM at L = 32), stays small. |threads| 0: no such bound.
+static __global__ void plan_chunks_kernel(const uint32_t* maxc, const uint32_t* e_p, uint32_t threads,
+                                          uint32_t* chunk_len) {
   uint32_t sq = uint32_t(ceilf(sqrtf(float(*maxc)))) + 1;
-  *chunk_len = max(32u, sq);
+  uint32_t spread = threads ? (*e_p + threads - 1) / threads : 0;
+  *chunk_len = max(max(32u, sq), spread);
 }
 
 // The pairs of chunk t are keys/vals [t·L, min(t·L + L, E)). A run (bucket) wholly inside the chunk
@@ -232,6 +239,31 @@ void cub_run(dev_arena_t& ar, F&& f) {
   CUZK_CUDA_OK(f(nullptr, bytes));
   void* tmp = ar.alloc<uint8_t>(bytes);
   CUZK_CUDA_OK(f(tmp, bytes));
+}
+
+// How many waves of resident accumulation threads (chunks) a bucket pass aims at, bounding the
+// re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
+// ~2% to a sixth wave 17% full with a fixed 2^18); benchmarks may set it (0: chunks of 32 pairs or
+// sqrt(largest bucket)).
+inline uint32_t& accumulate_waves() {
+  static uint32_t w = 4;
+  return w;
+}
+
+// Threads of |kernel| (blocks of |block| threads) resident at once on the current device: its
+// occupancy by registers and shared memory times the SMs. Cached per kernel (one GPU model per host).
+template <class K>
+uint32_t resident_threads(K kernel, int block) {
+  static std::mutex mu;
+  static std::map<const void*, uint32_t> cache;
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = cache.find(reinterpret_cast<const void*>(kernel));
+  if (it != cache.end()) return it->second;
+  int blocks = 0;
+  CUZK_CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
+  uint32_t t = uint32_t(std::max(blocks, 1)) * uint32_t(block) * uint32_t(gpu_info().sm_count);
+  cache.emplace(reinterpret_cast<const void*>(kernel), t);
+  return t;
 }
 
 // Benchmarks may force the window width (0 = the cost model below).

@@ -124,6 +124,26 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     }
+    if (!sweep && lgs[k] >= 20) {  // accumulation waves (chunk lengths), each result checked
+      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation waves:";
+      uint32_t keep = msm_gpu::accumulate_waves();
+      for (uint32_t t : {0u, 1u, 2u, 4u, 8u, 16u}) {
+        msm_gpu::accumulate_waves() = t;
+        report(msm_device<G>(d_pts, d_sc, n, st).to_affine() == r,
+               std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " with " + std::to_string(t) +
+                   " accumulation waves matches");
+        std::vector<double> tm;
+        for (int rep = 0; rep < 3; rep++) {
+          double t0 = now_ms();
+          msm_device<G>(d_pts, d_sc, n, st);
+          tm.push_back(now_ms() - t0);
+        }
+        line += " w" + std::to_string(t) + "=" + std::to_string(median(tm)).substr(0, 6);
+      }
+      msm_gpu::accumulate_waves() = keep;
+      g_table.push_back(line);
+      std::printf("%s\n", line.c_str());
+    }
     if (sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // window widths around the model's choice
       uint32_t c0 = msm_gpu::choose_window(n, 254);
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by window:";
