@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { BinWriter } from '../src/dev/bin-writer.js';
+import { writeZkeyHeader } from '../src/dev/dev-setup.js';
 import { generatorBytes } from '../src/dev/generators.js';
 import { curveByName } from '../src/formats/curves.js';
 import { bigintToLe } from '../src/formats/lem.js';
@@ -39,19 +40,7 @@ export function syntheticZkey(dir: string, lg: number, log: (s: string) => void)
   const nPublic = 1;
   const zk = BinWriter.create(`${out}.partial`, 'zkey', 1, 9);
   try {
-    zk.beginSection(1);
-    zk.u32(1); // Groth16
-    zk.endSection();
-    zk.beginSection(2);
-    zk.u32(curve.n8q);
-    zk.write(bigintToLe(curve.q, curve.n8q));
-    zk.u32(curve.n8r);
-    zk.write(bigintToLe(curve.r, curve.n8r));
-    zk.u32(n); // nVars
-    zk.u32(nPublic);
-    zk.u32(n); // domainSize
-    for (const p of [gen.g1, gen.g1, gen.g2, gen.g2, gen.g1, gen.g2]) zk.write(p); // alpha1 beta1 beta2 gamma2 delta1 delta2
-    zk.endSection();
+    writeZkeyHeader(zk, curve, { nVars: n, nPublic, domainSize: n }, [gen.g1, gen.g1, gen.g2, gen.g2, gen.g1, gen.g2]);
     points(zk, 3, gen.g1, nPublic + 1); // IC
     const one = bigintToLe((1n << 512n) % curve.r, 32); // 1 as snarkjs stores it (v·R² mod r)
     zk.beginSection(4);

@@ -122,6 +122,13 @@ function writeHeaders(zk: BinWriter, p: Plan, t: ToxicWaste): void {
   const p1 = g1([t.alpha, t.beta, t.delta]);
   const p2 = g2([t.beta, t.gamma, t.delta]);
   const [alpha1, beta1, delta1] = [0, 1, 2].map((i) => p1.subarray(i * sG1, (i + 1) * sG1));
+  writeZkeyHeader(zk, curve, { nVars: p.nVars, nPublic: p.nPublic, domainSize: 2 ** p.lgDomain },
+    [alpha1, beta1, p2.subarray(0, sG2), p2.subarray(sG2, 2 * sG2), delta1, p2.subarray(2 * sG2)]);
+}
+
+/** Sections 1 (Groth16) and 2 (the header) of a zkey; |points|: alpha1, beta1, beta2, gamma2, delta1, delta2 (LEM). */
+export function writeZkeyHeader(zk: BinWriter, curve: CurveInfo, sizes: { nVars: number; nPublic: number; domainSize: number },
+  points: readonly Uint8Array[]): void {
   zk.beginSection(1);
   zk.u32(1); // Groth16
   zk.endSection();
@@ -130,10 +137,10 @@ function writeHeaders(zk: BinWriter, p: Plan, t: ToxicWaste): void {
   zk.write(bigintToLe(curve.q, curve.n8q));
   zk.u32(curve.n8r);
   zk.write(bigintToLe(curve.r, curve.n8r));
-  zk.u32(p.nVars);
-  zk.u32(p.nPublic);
-  zk.u32(2 ** p.lgDomain);
-  for (const b of [alpha1, beta1, p2.subarray(0, sG2), p2.subarray(sG2, 2 * sG2), delta1, p2.subarray(2 * sG2)]) zk.write(b);
+  zk.u32(sizes.nVars);
+  zk.u32(sizes.nPublic);
+  zk.u32(sizes.domainSize);
+  for (const b of points) zk.write(b);
   zk.endSection();
 }
 
