@@ -129,12 +129,13 @@ struct msm_scalars_t {
 
 // Classifies the n 32-byte scalars at |sc| (device) and sorts the digits of the ones above 1, in
 // blocks of block_scalars. One host synchronisation (to size the bucket pass).
-inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, uint32_t n) {
+inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t count) {
+  if (count >= (size_t(1) << 31)) fail(CUZK_E_INVALID_ARG, "msm: n must be below 2^31");
   cudaStream_t st = ar.stream();
   msm_scalars_t p;
+  const uint32_t n = uint32_t(count);
   p.n = n;
   if (n == 0) return p;
-  if (n >= (uint32_t(1) << 31)) fail(CUZK_E_INVALID_ARG, "msm_scalars: n must be below 2^31");
   uint8_t *is_big = ar.alloc<uint8_t>(n), *is_one = ar.alloc<uint8_t>(n);
   uint32_t *iota = ar.alloc<uint32_t>(n), *big = ar.alloc<uint32_t>(n), *one = ar.alloc<uint32_t>(n);
   uint32_t* cnt = ar.alloc<uint32_t>(4);  // m, n1, max bits
@@ -215,9 +216,8 @@ template <class G>
 jacobian_t<G> msm_device(const affine_t<G>* d_points, const uint8_t* d_scalars, size_t n, cudaStream_t st,
                          cudaEvent_t points_ready = nullptr) {
   if (n == 0) return jacobian_t<G>::infinity();
-  if (n >= (size_t(1) << 31)) fail(CUZK_E_INVALID_ARG, "msm_device: n must be below 2^31");
   dev_arena_t ar(st);
-  msm_gpu::msm_scalars_t p = msm_gpu::msm_scalars(ar, reinterpret_cast<const uint32_t*>(d_scalars), uint32_t(n));
+  msm_gpu::msm_scalars_t p = msm_gpu::msm_scalars(ar, reinterpret_cast<const uint32_t*>(d_scalars), n);
   return msm_planned<G>(ar, d_points, p, points_ready);
 }
 
