@@ -33,6 +33,10 @@ export class NativeBuffer {
   #pinned: boolean;
   readonly mapped: boolean;
   #ptr: bigint;
+  #live = true;
+  // Made on first use: V8 counts a view's bytes as external memory and, past its limit, runs a full
+  // GC (a 2^16 key's 35 MB of sections made every `cuzk prove` pay a ~10 ms mark-compact), while
+  // most buffers (key sections, the CPU core's A‖B) are only ever handed to native code by address.
   #bytes: Uint8Array | undefined;
 
   private constructor(ptr: bigint, byteLength: number, pinned: boolean, mapped = false) {
@@ -40,7 +44,6 @@ export class NativeBuffer {
     this.byteLength = byteLength;
     this.#pinned = pinned;
     this.mapped = mapped;
-    this.#bytes = new Uint8Array(koffi.view(ptr, byteLength));
   }
 
   get pinned(): boolean {
@@ -117,13 +120,13 @@ export class NativeBuffer {
   }
 
   get bytes(): Uint8Array {
-    if (!this.#bytes) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
-    return this.#bytes;
+    if (!this.#live) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
+    return (this.#bytes ??= new Uint8Array(koffi.view(this.#ptr, this.byteLength)));
   }
 
   /** The native address, for struct fields that outlive a call. */
   get pointer(): bigint {
-    if (!this.#bytes) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
+    if (!this.#live) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
     return this.#ptr;
   }
 
@@ -134,11 +137,12 @@ export class NativeBuffer {
   }
 
   get released(): boolean {
-    return this.#bytes === undefined;
+    return !this.#live;
   }
 
   release(): void {
-    if (!this.#bytes) return;
+    if (!this.#live) return;
+    this.#live = false;
     this.#bytes = undefined;
     const slot = newErrorSlot();
     check(loadCore().abi.mem_free(this.#ptr, slot), slot, 'cuzk_mem_free');
@@ -147,7 +151,8 @@ export class NativeBuffer {
 
   /** release() on a koffi worker thread (cudaFreeHost costs ~0.1 s/GiB). The view is detached at once. */
   releaseAsync(): Promise<void> {
-    if (!this.#bytes) return Promise.resolve();
+    if (!this.#live) return Promise.resolve();
+    this.#live = false;
     this.#bytes = undefined;
     const ptr = this.#ptr;
     this.#ptr = 0n;
