@@ -28,12 +28,14 @@ namespace {
 struct key_dev_t {
   int device = 0;
   void *a = nullptr, *b1 = nullptr, *b2 = nullptr, *c = nullptr, *h = nullptr;
+  // a byte per wire: 1 where its A point (a_present) or its B1 or B2 point (b_present) is not infinity
+  uint8_t *a_present = nullptr, *b_present = nullptr;
   synth_dev_t coefs;
   ~key_dev_t() {
     int prev = 0;
     (void)cudaGetDevice(&prev);
     (void)cudaSetDevice(device);
-    for (void* p : {a, b1, b2, c, h})
+    for (void* p : {a, b1, b2, c, h, static_cast<void*>(a_present), static_cast<void*>(b_present)})
       if (p) (void)cudaFree(p);
     coefs.free_all();
     (void)cudaSetDevice(prev);
@@ -57,6 +59,24 @@ void* upload(const uint8_t* src, size_t bytes) {
   return d;
 }
 
+// The wires whose point in |p1| or (when given) |p2| (n device points each) is not infinity.
+template <class D1, class D2 = D1>
+uint8_t* presence_mask(uint32_t n, const void* p1, const void* p2 = nullptr) {
+  uint8_t* m = nullptr;
+  CUZK_CUDA_OK(cudaMalloc(&m, std::max<size_t>(n, 1)));
+  cudaError_t e = cudaMemset(m, 0, n);
+  if (e == cudaSuccess && n) {
+    unsigned blocks = unsigned(ceil_div(n, 256u));
+    msm_gpu::mark_present_kernel<D1><<<blocks, 256>>>(static_cast<const dev::daffine_t<D1>*>(p1), n, m);
+    if (p2) msm_gpu::mark_present_kernel<D2><<<blocks, 256>>>(static_cast<const dev::daffine_t<D2>*>(p2), n, m);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  }
+  if (e != cudaSuccess) (void)cudaFree(m);
+  CUZK_CUDA_OK(e);
+  return m;
+}
+
 // The key's points and coefficient layout on the current device, uploaded on first use (under the
 // lock, so concurrent first proofs upload once). A key that does not fit fails here with
 // CUZK_E_DEVICE_OOM, and what it had uploaded is freed.
@@ -75,6 +95,10 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device) {
     kd->b2 = upload(d.points_b2, size_t(d.n_vars) * g2);
     kd->c = upload(d.points_c, (size_t(d.n_vars) - d.n_public - 1) * g1);
     kd->h = upload(d.points_h, size_t(d.domain_size) * g1);
+    using D1 = gpu_t<typename C::g1>;
+    using D2 = gpu_t<typename C::g2>;
+    kd->a_present = presence_mask<D1>(d.n_vars, kd->a);
+    kd->b_present = presence_mask<D1, D2>(d.n_vars, kd->b1, kd->b2);
     synth_upload(key, kd->coefs);
   } catch (...) {
     key_table().erase({&key, device});
@@ -117,8 +141,8 @@ template <class C>
 uint64_t gpu_key_bytes(const cuzk_key& key) {
   const cuzk_key_desc& d = key.desc;
   const uint64_t g1 = sizeof(typename C::g1_affine_t), g2 = sizeof(typename C::g2_affine_t);
-  return uint64_t(d.n_vars) * (2 * g1 + g2) + (uint64_t(d.n_vars) - d.n_public - 1) * g1 + uint64_t(d.domain_size) * g1 +
-         synth_layout_bytes(d.domain_size, d.n_coefs);
+  return uint64_t(d.n_vars) * (2 * g1 + g2 + 2) + (uint64_t(d.n_vars) - d.n_public - 1) * g1 +
+         uint64_t(d.domain_size) * g1 + synth_layout_bytes(d.domain_size, d.n_coefs);
 }
 
 template <class C>
@@ -138,15 +162,18 @@ void gpu_key_release(const cuzk_key* key) {
   for (auto it = t.begin(); it != t.end();) it = it->first.first == key ? t.erase(it) : std::next(it);
 }
 
-// Whether the witness MSMs run after synthesis, transforms and the H MSM instead of beside them on a
-// second stream (CUZK_GPU_OVERLAP=serial, read once): a measuring knob that shows each side's own time
-// (a 2^20 proof: 2.9 ms of transforms, 54.9 ms of MSMs, bench/RESULTS.md).
-bool serial_overlap() {
-  static const bool serial = [] {
+// When the witness MSMs start (CUZK_GPU_OVERLAP, read once; a measuring knob): "streams" (default) on
+// their own stream as soon as the witness is in, beside synthesis and the transforms; "after-ntt" on
+// their own stream once the transforms are done (beside the H MSM only); "serial" after everything
+// else, which shows each side's own time (a 2^20 proof: 2.9 ms of transforms, 54.9 ms of MSMs).
+enum class overlap_t { streams, after_ntt, serial };
+overlap_t overlap_mode() {
+  static const overlap_t m = [] {
     const char* v = std::getenv("CUZK_GPU_OVERLAP");
-    return v && std::string(v) == "serial";
+    std::string s = v ? v : "";
+    return s == "serial" ? overlap_t::serial : s == "after-ntt" ? overlap_t::after_ntt : overlap_t::streams;
   }();
-  return serial;
+  return m;
 }
 
 template <class C>
@@ -166,7 +193,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   check_cancel(cancel, "h2d");
   std::shared_ptr<key_dev_t> kd = resident_key<C>(key, device);
 
-  const bool serial = serial_overlap();
+  const overlap_t mode = overlap_mode();
   gpu_stream_t st, st_w;
   dev_arena_t ar(st);
   F *d_a = ar.alloc<F>(2 * n), *d_b = d_a + n, *d_c = ar.alloc<F>(n), *d_t = ar.alloc<F>(n);
@@ -194,15 +221,22 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
       CUZK_CUDA_OK(cudaSetDevice(device));
       ev_w0.record(st_w);
       check_cancel(cancel, "msm_b2");
-      // B2, A and B1 weigh the same scalars (the whole witness): their 0/1 split and sorted digits
-      // are made once
-      dev_arena_t ar_w(st_w);
-      const msm_gpu::msm_scalars_t wit = msm_gpu::msm_scalars(ar_w, reinterpret_cast<const uint32_t*>(d_w), d.n_vars);
-      b2 = msm_planned<G2>(ar_w, static_cast<const affine_t<G2>*>(kd->b2), wit);
+      // B2, B1 and A weigh the same scalars (the whole witness); the scalars of wires whose points
+      // are infinity are dropped before the sort (a key's mask per point set), so B2 and B1 share one
+      // 0/1 split and sorted digits, A has its own
+      const uint32_t* w32 = reinterpret_cast<const uint32_t*>(d_w);
+      {
+        dev_arena_t ar_b(st_w);
+        const msm_gpu::msm_scalars_t wit_b = msm_gpu::msm_scalars(ar_b, w32, d.n_vars, kd->b_present);
+        b2 = msm_planned<G2>(ar_b, static_cast<const affine_t<G2>*>(kd->b2), wit_b);
+        check_cancel(cancel, "msm_b1");
+        g1[1] = msm_planned<G1>(ar_b, pts1(kd->b1), wit_b);
+      }
       check_cancel(cancel, "msm_a");
-      g1[0] = msm_planned<G1>(ar_w, pts1(kd->a), wit);
-      check_cancel(cancel, "msm_b1");
-      g1[1] = msm_planned<G1>(ar_w, pts1(kd->b1), wit);
+      {
+        dev_arena_t ar_a(st_w);
+        g1[0] = msm_planned<G1>(ar_a, pts1(kd->a), msm_gpu::msm_scalars(ar_a, w32, d.n_vars, kd->a_present));
+      }
       check_cancel(cancel, "msm_c");
       size_t n_priv = size_t(d.n_vars) - d.n_public - 1;
       g1[2] = msm_device<G1>(pts1(kd->c), d_w + size_t(d.n_public + 1) * 32, n_priv, st_w);
@@ -213,7 +247,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
     }
   };
   std::thread w_thread;
-  if (!serial) w_thread = std::thread(witness_msms);
+  if (mode == overlap_t::streams) w_thread = std::thread(witness_msms);
   std::exception_ptr main_err;
   try {
     auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
@@ -229,6 +263,10 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
     h_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_t), dv(d_a), dv(d_b), dv(d_c), n);
     CUZK_CUDA_LAUNCHED();
     ev_ntt.record(st);
+    if (mode == overlap_t::after_ntt) {
+      CUZK_CUDA_OK(cudaStreamWaitEvent(st_w, ev_ntt, 0));
+      w_thread = std::thread(witness_msms);
+    }
     check_cancel(cancel, "msm_h");
     g1[3] = msm_device<G1>(pts1(kd->h), reinterpret_cast<const uint8_t*>(d_t), n, st);
     ev_h.record(st);

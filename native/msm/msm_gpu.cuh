@@ -74,6 +74,16 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   return sd;
 }
 
+// The accumulation kernel compiled for |blocks| blocks per SM (one of accumulate_blocks_of<DF>::choices).
+template <class DF, size_t I = 0>
+auto accumulate_for(int blocks) {
+  constexpr auto& c = accumulate_blocks_of<DF>::choices;
+  if constexpr (I + 1 < std::size(c)) {
+    if (blocks != c[I]) return accumulate_for<DF, I + 1>(blocks);
+  }
+  return accumulate_kernel<DF, c[I]>;
+}
+
 // Pippenger's bucket pass over |pts| for sorted digits |sd|; returns the nwin window sums
 // sum_b (b+1)·B_b (device, in |ar|), window w weighing 2^(c·w). The points are first read by the
 // accumulation, which waits for |points_ready| (if given) so the digits and the sort overlap the upload.
@@ -89,9 +99,7 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
   // the accumulation kernel this group runs, and the threads of whole waves of it (see plan_chunks_kernel)
-  auto acc = accumulate_kernel<DF, 1>;
-  if constexpr (std::is_same_v<DF, dev::bn254_fq2_t>)  // see g2_accumulate_blocks
-    if (g2_accumulate_blocks() == 3) acc = accumulate_kernel<DF, 3>;
+  auto acc = accumulate_for<DF>(accumulate_blocks<DF>());
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
   plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, accumulate_waves() * resident_threads(acc, 128), chunk_len);
   CUZK_CUDA_LAUNCHED();
@@ -128,8 +136,10 @@ struct msm_scalars_t {
 };
 
 // Classifies the n 32-byte scalars at |sc| (device) and sorts the digits of the ones above 1, in
-// blocks of block_scalars. One host synchronisation (to size the bucket pass).
-inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t count) {
+// blocks of block_scalars. With |present| (device, a byte per point, 0 for infinity; see
+// classify_kernel) the scalars of infinity points are dropped too. One host synchronisation (to size
+// the bucket pass).
+inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t count, const uint8_t* present = nullptr) {
   if (count >= (size_t(1) << 31)) fail(CUZK_E_INVALID_ARG, "msm: n must be below 2^31");
   cudaStream_t st = ar.stream();
   msm_scalars_t p;
@@ -140,8 +150,8 @@ inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t cou
   uint32_t *iota = ar.alloc<uint32_t>(n), *big = ar.alloc<uint32_t>(n), *one = ar.alloc<uint32_t>(n);
   uint32_t* cnt = ar.alloc<uint32_t>(4);  // m, n1, max bits
   CUZK_CUDA_OK(cudaMemsetAsync(cnt, 0, 4 * sizeof(uint32_t), st));
-  classify_kernel<<<ceil_div(n, 256), 256, 0, st>>>(reinterpret_cast<const uint4*>(sc), n, is_big, is_one, iota,
-                                                    cnt + 2);
+  classify_kernel<<<ceil_div(n, 256), 256, 0, st>>>(reinterpret_cast<const uint4*>(sc), present, n, is_big, is_one,
+                                                    iota, cnt + 2);
   CUZK_CUDA_LAUNCHED();
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceSelect::Flagged(t, b, iota, is_big, big, cnt, n, st); });
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceSelect::Flagged(t, b, iota, is_one, one, cnt + 1, n, st); });

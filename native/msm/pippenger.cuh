@@ -11,6 +11,7 @@
 #include <cub/cub.cuh>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -43,18 +44,21 @@ __device__ __forceinline__ void block_reduce(X acc, X* sm, X* out) {
   if (threadIdx.x == 0) *out = sm[0];
 }
 
-// Flags and the largest bit length among the scalars that need the bucket method, from the scalars
-// alone (infinity points are skipped where points are added), so the classification, digits and sort
-// can run while the points are still being uploaded.
-static __global__ void classify_kernel(const uint4* scalars, uint32_t n, uint8_t* is_big, uint8_t* is_one,
-                                       uint32_t* iota, uint32_t* maxbits) {
+// Flags and the largest bit length among the scalars that need the bucket method. From the scalars
+// alone when |present| is null (infinity points are then skipped where points are added), so the
+// classification, digits and sort can run while the points are still being uploaded; with |present|
+// (a byte per point, 0 for infinity: resident keys have one) such points are dropped here, because a
+// pair whose point is infinity still costs its warp a whole addition slot in the accumulation (its
+// neighbours add) - ~22% of a dev key's A and B points, most of B in real circuits.
+static __global__ void classify_kernel(const uint4* scalars, const uint8_t* present, uint32_t n, uint8_t* is_big,
+                                       uint8_t* is_one, uint32_t* iota, uint32_t* maxbits) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t bits = 0;
   if (i < n) {
     uint4 lo = scalars[2 * size_t(i)], hi = scalars[2 * size_t(i) + 1];
     uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     uint32_t rest = w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7];
-    bool zero = (w[0] | rest) == 0, one = w[0] == 1 && rest == 0;
+    bool zero = (w[0] | rest) == 0 || (present && !present[i]), one = !zero && w[0] == 1 && rest == 0;
     bool big = !zero && !one;
     is_big[i] = big;
     is_one[i] = one;
@@ -67,6 +71,13 @@ static __global__ void classify_kernel(const uint4* scalars, uint32_t n, uint8_t
   }
   for (int o = 16; o > 0; o >>= 1) bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, o));
   if ((threadIdx.x & 31) == 0 && bits) atomicMax(maxbits, bits);
+}
+
+// present[i] |= pts[i] is not infinity (a resident key's mask of the points that count, see classify_kernel).
+template <class DF>
+__global__ void mark_present_kernel(const daffine_t<DF>* pts, uint32_t n, uint8_t* present) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && !pts[i].is_inf()) present[i] = 1;
 }
 
 // Signed recoding (as msm/pippenger_cpu.hpp recode): window w of scalar idx[k] goes to pair w·m + k;
@@ -272,11 +283,44 @@ inline uint32_t& window_override() {
   return c;
 }
 
-// Minimum blocks per SM for the BN254 G2 accumulation (benchmarks may set it): 3 (bounded to 168
-// registers, ~200 bytes of spill; 377 ms at 2^24 on the H200) or 1 (ptxas's own ~250 registers, 2
-// blocks fit: 477 ms). BLS12-381 G2 (12-limb multiplies are calls) is faster unbounded: 603 vs 637 ms.
-inline int& g2_accumulate_blocks() {
-  static int b = 3;
+// Minimum blocks of 128 per SM the accumulation kernel is compiled for, per field (benchmarks may set
+// it to another of accumulate_block_choices): it bounds the kernel's registers (65536 per SM / (128 ·
+// blocks)). The accumulation is multiply-latency bound, so resident warps matter more than a few
+// spilled bytes, up to a point. ptxas (CUDA 13, sm_90): BN254 G1 222 registers unbounded (2 blocks
+// fit), 119 at 4 blocks, 96 at 5, 80 with spills at 6; BLS12-381 G1 242 / 160 at 3 (its 12-limb
+// multiplies are calls); BN254 G2 ~250 unbounded, 168 at 3 (~200 bytes of spill; 377 against 477 ms
+// at 2^24 on the H200), 128 at 4 (630 bytes of spill). BLS12-381 G2 stays unbounded (faster: 603
+// against 637 ms at 3).
+template <class DF>
+struct accumulate_blocks_of {
+  static constexpr int choices[] = {1};
+  static constexpr int initial = 1;
+};
+template <>
+struct accumulate_blocks_of<dev::bn254_fq_t> {
+  static constexpr int choices[] = {1, 4, 5};
+  static constexpr int initial = 1;
+};
+template <>
+struct accumulate_blocks_of<dev::bls12_381_fq_t> {
+  static constexpr int choices[] = {1, 3};
+  static constexpr int initial = 1;
+};
+template <>
+struct accumulate_blocks_of<dev::bn254_fq2_t> {
+  static constexpr int choices[] = {1, 3};
+  static constexpr int initial = 3;
+};
+// CUZK_GPU_ACC_BLOCKS=N (read once; a measuring knob) starts every field whose choices include N at N.
+template <class DF>
+inline int& accumulate_blocks() {
+  static int b = [] {
+    const char* v = std::getenv("CUZK_GPU_ACC_BLOCKS");
+    int want = v ? std::atoi(v) : 0;
+    for (int c : accumulate_blocks_of<DF>::choices)
+      if (c == want) return c;
+    return accumulate_blocks_of<DF>::initial;
+  }();
   return b;
 }
 

@@ -107,20 +107,26 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
                   msm_gpu::choose_window(n, 254));
     g_table.push_back(buf);
     std::printf("%s\n", buf);
-    if (!sweep && std::is_same_v<G, bn254::g2> && (lgs[k] == 20 || lgs[k] == 24)) {  // two register budgets
+    using DF = gpu_t<G>;
+    constexpr auto& budgets = msm_gpu::accumulate_blocks_of<DF>::choices;
+    if (std::size(budgets) > 1 && (lgs[k] == 20 || lgs[k] == 24)) {  // register budgets, each result checked
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation blocks/SM:";
-      int keep = msm_gpu::g2_accumulate_blocks();
-      for (int b : {1, 3}) {
-        msm_gpu::g2_accumulate_blocks() = b;
+      int keep = msm_gpu::accumulate_blocks<DF>();
+      for (int b : budgets) {
+        msm_gpu::accumulate_blocks<DF>() = b;
         std::vector<double> t;
+        bool same = true;
         for (int rep = 0; rep < 3; rep++) {
           double t0 = now_ms();
-          msm_device<G>(d_pts, d_sc, n, st);
+          jacobian_t<G> rb = msm_device<G>(d_pts, d_sc, n, st);
           t.push_back(now_ms() - t0);
+          same = same && rb.to_affine() == r;
         }
+        report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " with " + std::to_string(b) +
+                         " accumulation blocks/SM matches");
         line += " min" + std::to_string(b) + "=" + std::to_string(median(t)).substr(0, 6);
       }
-      msm_gpu::g2_accumulate_blocks() = keep;
+      msm_gpu::accumulate_blocks<DF>() = keep;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     }

@@ -115,11 +115,11 @@ function journalCheck(file: string): { check: Check; keys: { id: string; path: s
 }
 
 /** Device bytes a key takes on a GPU as native gpu_key_bytes counts them: its points (A, B1, B2, C, H;
- * device affine points are the zkey's LEM sizes) and its coefficients' synthesis layout, plus one
- * proof's scratch, as pipeline.ts's lane choice. */
+ * device affine points are the zkey's LEM sizes), a byte per wire for A's and for B's points at
+ * infinity, and its coefficients' synthesis layout, plus one proof's scratch, as pipeline.ts's lane choice. */
 export function keyGpuBytes(h: ZkeyHeader): number {
   const points = (['A', 'B1', 'B2', 'C', 'H'] as const).reduce((s, n) => s + zkeySectionBytes(h, n), 0);
-  return points + deviceCoefBytes(h.domainSize, h.nCoefs) + deviceScratchBytes(h.domainSize, h.nVars);
+  return points + 2 * h.nVars + deviceCoefBytes(h.domainSize, h.nCoefs) + deviceScratchBytes(h.domainSize, h.nVars);
 }
 
 /** One key against the budgets: it must fit the host budget, and on a GPU machine some GPU's budget. */
