@@ -125,13 +125,8 @@ void groth16_prove_ab(const cuzk_key& key, const uint8_t* witness, typename C::f
   std::unique_ptr<F[]> c(new F[n]);
   F* pc = c.get();
   for_each_index<F>(n, [&](size_t i) { pc[i] = pa[i] * pb[i]; });
-  // holds the per-size twiddle table across the six transforms (large sizes are not kept otherwise)
-  auto twiddles = lg_n > ntt_lg_small ? ntt_roots<F>::big(lg_n) : nullptr;
-  for (F* v : {pa, pb, pc}) {
-    check_cancel(cancel, "ntt");
-    ntt_to_coset(v, lg_n);
-  }
-  twiddles.reset();
+  F* vecs[3] = {pa, pb, pc};
+  ntt_to_coset(vecs, 3, lg_n);
   // P = A·B − C on the coset, from Montgomery to standard form: the H MSM scalars, written over A.
   for_each_index<F>(n, [&](size_t i) { (pa[i] * pb[i] - pc[i]).to_std(pa[i].l); });
   c.reset();
