@@ -293,22 +293,22 @@ inline uint32_t& window_override() {
 // against 637 ms at 3).
 template <class DF>
 struct accumulate_blocks_of {
-  static constexpr int choices[] = {1};
+  static constexpr int choices[1] = {1};
   static constexpr int initial = 1;
 };
 template <>
 struct accumulate_blocks_of<dev::bn254_fq_t> {
-  static constexpr int choices[] = {1, 4, 5};
+  static constexpr int choices[3] = {1, 4, 5};
   static constexpr int initial = 1;
 };
 template <>
 struct accumulate_blocks_of<dev::bls12_381_fq_t> {
-  static constexpr int choices[] = {1, 3};
+  static constexpr int choices[2] = {1, 3};
   static constexpr int initial = 1;
 };
 template <>
 struct accumulate_blocks_of<dev::bn254_fq2_t> {
-  static constexpr int choices[] = {1, 3};
+  static constexpr int choices[2] = {1, 3};
   static constexpr int initial = 3;
 };
 // CUZK_GPU_ACC_BLOCKS=N (read once; a measuring knob) starts every field whose choices include N at N.

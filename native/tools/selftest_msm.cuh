@@ -130,7 +130,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     }
-    if (!sweep && lgs[k] >= 20) {  // accumulation waves (chunk lengths), each result checked
+    if (lgs[k] >= 20) {  // accumulation waves (chunk lengths), each result checked
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation waves:";
       uint32_t keep = msm_gpu::accumulate_waves();
       for (uint32_t t : {0u, 1u, 2u, 4u, 8u, 16u}) {
