@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "../curve/xyzz.hpp"
+#include "../field/bn254.hpp"
+#include "../field/fp2.hpp"
 
 namespace cuzk {
 
@@ -27,6 +29,21 @@ struct line_allocator {
   template <class U>
   bool operator!=(const line_allocator<U>&) const { return false; }
 };
+
+// The flush on eight additions at once with AVX-512 IFMA (batch_affine_ifma.cpp): BN254 G1 and G2
+// on x86-64, used where the CPU has IFMA (ifma_flush_enabled(): cpuid, CUZK_NO_IFMA=1 turns it off).
+template <class F>
+constexpr bool ifma_field = false;
+#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
+template <>
+constexpr bool ifma_field<bn254_fq_t> = true;
+template <>
+constexpr bool ifma_field<fp2_t<bn254_fq_t>> = true;
+#endif
+bool ifma_flush_enabled();
+template <class G>
+void ifma_flush(affine_t<G>* bucket, uint8_t* full, const uint32_t* pend_b, const affine_t<G>* pend_p, size_t n,
+                std::vector<uint64_t, line_allocator<uint64_t>>& scratch);
 
 template <class G>
 class affine_buckets_t {
@@ -66,6 +83,12 @@ class affine_buckets_t {
   void flush() {
     size_t n = pend_b_.size();
     if (n == 0) return;
+    if constexpr (ifma_field<F>) {
+      if (ifma_flush_enabled()) {
+        ifma_flush<G>(bucket_.data(), full_.data(), pend_b_.data(), pend_p_.data(), n, vscratch_);
+        return next_batch();
+      }
+    }
     // Montgomery's trick on two interleaved chains (even and odd i): one chain's products wait on
     // each other (a multiply's latency is ~1.5x its issue interval), two keep the multiplier busy.
     F acc[2] = {F::one(), F::one()};
@@ -103,12 +126,15 @@ class affine_buckets_t {
       a.y = lam * (a.x - x3) - a.y;
       a.x = x3;
     }
+    next_batch();
+  }
+
+ private:
+  void next_batch() {
     pend_b_.clear();
     pend_p_.clear();
     gen_++;
   }
-
- private:
   static void prefetch(const A& a) {
     for (size_t o = 0; o < sizeof(A); o += 64) __builtin_prefetch(reinterpret_cast<const char*>(&a) + o, 1);
   }
@@ -121,6 +147,7 @@ class affine_buckets_t {
   std::vector<uint32_t> pend_b_;
   std::vector<A> pend_p_;
   std::vector<F> den_, pre_;
+  std::vector<uint64_t, line_allocator<uint64_t>> vscratch_;  // the IFMA flush's lanes
 };
 
 }  // namespace cuzk

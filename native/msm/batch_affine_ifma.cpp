@@ -1,0 +1,226 @@
+// affine_buckets_t::flush (batch_affine.hpp) for BN254 G1 and G2 on eight additions at a time, with
+// the 8-lane IFMA field of field/mont_ifma.hpp: the same formulas, the same special cases, the same
+// (fully reduced) bucket contents as the scalar flush. Element i of the batch is lane i mod 8 of
+// step i / 8, so Montgomery's trick runs as eight interleaved product chains, joined by one scalar
+// batch inversion of their eight products.
+//   forward:  d_i = x2 - x1, pre_i = prod of the earlier d of its lane
+//   backward: 1/d_i = inv·pre_i, inv *= d_i; l = (y2 - y1)/d_i, x3 = l^2 - x1 - x2, y3 = l(x1 - x3) - y1
+// Points come in as 64-byte rows (x limbs, then y; G2: two rows) and are transposed into limb
+// vectors; lanes whose x are equal (P + P or P + (-P): rare) take the scalar formula.
+// BLS12-381 (6 limbs) keeps the scalar flush.
+#include "batch_affine.hpp"
+
+#include <algorithm>
+
+#include "../curve/bn254.hpp"
+#include "../field/mont_ifma.hpp"
+
+// gcc 12's AVX-512 intrinsics start some results from _mm512_undefined_* (a self-initialised
+// variable), which -W(maybe-)uninitialized reports once they are inlined here: a false positive.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace cuzk {
+#ifdef CUZK_IFMA
+bool ifma_flush_enabled() { return ifma::enabled; }
+
+namespace {
+using fe8 = ifma::fe8_t<bn254_fq_params>;
+using fq = bn254_fq_t;
+
+// An 8-lane element of Fq (D = 1) or Fq2 = Fq[u]/(u^2 + 1) (D = 2: c[0] + c[1]·u).
+template <int D>
+struct vf {
+  fe8 c[D];
+};
+
+template <int D>
+CUZK_IFMA_INLINE vf<D> add(const vf<D>& a, const vf<D>& b) {
+  vf<D> r;
+  for (int d = 0; d < D; d++) r.c[d] = ifma::add(a.c[d], b.c[d]);
+  return r;
+}
+template <int D>
+CUZK_IFMA_INLINE vf<D> sub(const vf<D>& a, const vf<D>& b) {
+  vf<D> r;
+  for (int d = 0; d < D; d++) r.c[d] = ifma::sub(a.c[d], b.c[d]);
+  return r;
+}
+CUZK_IFMA_INLINE vf<1> mul(const vf<1>& a, const vf<1>& b) { return {{ifma::mul(a.c[0], b.c[0])}}; }
+CUZK_IFMA_INLINE vf<1> sqr(const vf<1>& a) { return {{ifma::mul(a.c[0], a.c[0])}}; }
+// Karatsuba, 3M: (a0·b0 - a1·b1) + ((a0 + a1)(b0 + b1) - a0·b0 - a1·b1)·u
+CUZK_IFMA_INLINE vf<2> mul(const vf<2>& a, const vf<2>& b) {
+  fe8 t0 = ifma::mul(a.c[0], b.c[0]), t1 = ifma::mul(a.c[1], b.c[1]);
+  fe8 t2 = ifma::mul(ifma::add(a.c[0], a.c[1]), ifma::add(b.c[0], b.c[1]));
+  return {{ifma::sub(t0, t1), ifma::sub(ifma::sub(t2, t0), t1)}};
+}
+// (a0 + a1·u)^2 = (a0 + a1)(a0 - a1) + 2·a0·a1·u, 2M
+CUZK_IFMA_INLINE vf<2> sqr(const vf<2>& a) {
+  fe8 t = ifma::mul(a.c[0], a.c[1]);
+  return {{ifma::mul(ifma::add(a.c[0], a.c[1]), ifma::sub(a.c[0], a.c[1])), ifma::add(t, t)}};
+}
+
+// Component d of a scalar element (for lane extraction).
+inline fq& comp(fq& f, int) { return f; }
+inline fq& comp(fp2_t<fq>& f, int d) { return d ? f.c1 : f.c0; }
+
+// Lanes to eight scalar elements (reduced below p) and back: the rare paths and the inversion.
+template <int D, class F>
+CUZK_IFMA_INLINE void to_scalars(const vf<D>& v, F* out) {
+  alignas(64) uint64_t t[4][8];
+  for (int d = 0; d < D; d++) {
+    __m512i x[4];
+    ifma::to_u64x4(v.c[d], x);
+    for (int j = 0; j < 4; j++) _mm512_store_si512(t[j], x[j]);
+    for (int k = 0; k < 8; k++)
+      for (int j = 0; j < 4; j++) comp(out[k], d).l[j] = t[j][k];
+  }
+}
+template <int D, class F>
+CUZK_IFMA_INLINE vf<D> from_scalars(F* in) {
+  alignas(64) uint64_t t[4][8];
+  vf<D> v;
+  for (int d = 0; d < D; d++) {
+    for (int k = 0; k < 8; k++)
+      for (int j = 0; j < 4; j++) t[j][k] = comp(in[k], d).l[j];
+    __m512i x[4];
+    for (int j = 0; j < 4; j++) x[j] = _mm512_load_si512(t[j]);
+    v.c[d] = ifma::from_u64x4<bn254_fq_params>(x);
+  }
+  return v;
+}
+
+// Eight affine points (D 64-byte rows each: x then y) into lane form. Row r of a point holds
+// Fq components 2r and 2r + 1 in the order x.c0 [x.c1] y.c0 [y.c1]; |xw| gets the 4D 64-bit words
+// of the x coordinates (row 0), for the equality test.
+template <int D>
+CUZK_IFMA_INLINE void load_points(const void* const* pts, vf<D>& x, vf<D>& y, __m512i* xw) {
+  for (int r = 0; r < D; r++) {
+    __m512i w[8];
+    for (int k = 0; k < 8; k++) w[k] = _mm512_loadu_si512(static_cast<const char*>(pts[k]) + 64 * r);
+    ifma::transpose8(w);
+    if (r == 0)
+      for (int c = 0; c < 4 * D; c++) xw[c] = w[c];
+    for (int h = 0; h < 2; h++) {
+      int q = 2 * r + h;
+      vf<D>& v = q < D ? x : y;
+      v.c[q % D] = ifma::from_u64x4<bn254_fq_params>(w + 4 * h);
+    }
+  }
+}
+// The reverse, writing only the points of lanes in |keep|.
+template <int D>
+CUZK_IFMA_INLINE void store_points(void* const* pts, __mmask8 keep, const vf<D>& x, const vf<D>& y) {
+  for (int r = 0; r < D; r++) {
+    __m512i w[8];
+    for (int h = 0; h < 2; h++) {
+      int q = 2 * r + h;
+      ifma::to_u64x4((q < D ? x : y).c[q % D], w + 4 * h);
+    }
+    ifma::transpose8(w);
+    for (int k = 0; k < 8; k++)
+      if (keep >> k & 1) _mm512_storeu_si512(static_cast<char*>(pts[k]) + 64 * r, w[k]);
+  }
+}
+
+template <class A>
+inline void prefetch_rw(const A& a) {
+  for (size_t o = 0; o < sizeof(A); o += 64) __builtin_prefetch(reinterpret_cast<const char*>(&a) + o, 1);
+}
+
+template <class G>
+CUZK_IFMA_TARGET void flush8(affine_t<G>* bucket, uint8_t* full, const uint32_t* pend_b, const affine_t<G>* pend_p,
+                             size_t n, std::vector<uint64_t, line_allocator<uint64_t>>& scratch) {
+  using F = typename G::field_t;
+  using A = affine_t<G>;
+  constexpr int D = sizeof(F) / sizeof(fq);
+  static_assert(sizeof(A) == 64 * D, "a point is D 64-byte rows");
+  using V = vf<D>;
+  struct step_t { V ax, ay, px, py, den, pre; };  // bucket (a) and point (p) of eight additions
+  const size_t nsteps = (n + 7) / 8, step_words = nsteps * sizeof(step_t) / 8;
+  if (scratch.size() < step_words + nsteps) scratch.resize(step_words + nsteps);
+  step_t* st = reinterpret_cast<step_t*>(scratch.data());
+  uint8_t* eqx = reinterpret_cast<uint8_t*>(scratch.data() + step_words);  // lanes with x1 = x2
+  // lanes past n: d = 1 - 0, never written back
+  alignas(64) A pad_a = A::infinity(), pad_p = {F::one(), F::zero()};
+  // buckets are random accesses that often miss the cache: fetched 4 steps ahead
+  constexpr size_t ahead = 32;
+
+  F lane[8], tmp[8];
+  for (auto& l : lane) l = F::one();
+  V acc = from_scalars<D>(lane);
+  for (size_t j = 0; j < nsteps; j++) {
+    const size_t i0 = 8 * j;
+    for (size_t i = i0 + ahead; i < std::min(n, i0 + ahead + 8); i++) prefetch_rw(bucket[pend_b[i]]);
+    const A* ar[8];
+    const A* pr[8];
+    for (size_t k = 0; k < 8; k++) {
+      bool in = i0 + k < n;
+      ar[k] = in ? &bucket[pend_b[i0 + k]] : &pad_a;
+      pr[k] = in ? &pend_p[i0 + k] : &pad_p;
+    }
+    step_t& s = st[j];
+    __m512i aw[4 * D], pw[4 * D];
+    load_points<D>(reinterpret_cast<const void* const*>(ar), s.ax, s.ay, aw);
+    load_points<D>(reinterpret_cast<const void* const*>(pr), s.px, s.py, pw);
+    __mmask8 eq = 0xff;
+    for (int c = 0; c < 4 * D; c++) eq &= _mm512_cmpeq_epi64_mask(aw[c], pw[c]);
+    s.den = sub(s.px, s.ax);
+    if (eq) {  // as the scalar flush: 2y1 for P + P (then l = 3x1^2/(2y1)), 1 for P + (-P) (unused)
+      to_scalars(s.den, tmp);
+      for (int k = 0; k < 8; k++)
+        if (eq >> k & 1) tmp[k] = pr[k]->y == ar[k]->y ? ar[k]->y.dbl() : F::one();
+      s.den = from_scalars<D>(tmp);
+    }
+    eqx[j] = eq;
+    s.pre = acc;
+    acc = mul(acc, s.den);
+  }
+  to_scalars(acc, lane);
+  batch_inverse(lane, tmp, 8);
+  V inv = from_scalars<D>(lane);
+  for (size_t j = nsteps; j-- > 0;) {
+    const size_t i0 = 8 * j, cnt = std::min<size_t>(8, n - i0);
+    if (i0 >= ahead)
+      for (size_t i = i0 - ahead; i < i0 - ahead + 8; i++) prefetch_rw(bucket[pend_b[i]]);
+    const step_t& s = st[j];
+    V di = mul(inv, s.pre);
+    inv = mul(inv, s.den);
+    V lam = mul(sub(s.py, s.ay), di);
+    V x3 = sub(sub(sqr(lam), s.ax), s.px);
+    V y3 = sub(mul(lam, sub(s.ax, x3)), s.ay);
+    A* out[8];
+    for (size_t k = 0; k < 8; k++) out[k] = k < cnt ? &bucket[pend_b[i0 + k]] : &pad_a;
+    __mmask8 eq = eqx[j];
+    store_points<D>(reinterpret_cast<void* const*>(out), __mmask8(((1u << cnt) - 1) & ~eq), x3, y3);
+    if (!eq) continue;
+    to_scalars(di, tmp);
+    for (size_t k = 0; k < cnt; k++) {
+      if (!(eq >> k & 1)) continue;
+      A& a = *out[k];
+      const A& p = pend_p[i0 + k];
+      if (p.y != a.y) { full[pend_b[i0 + k]] = 0; continue; }
+      F xx = a.x.sqr();
+      F l = (xx.dbl() + xx) * tmp[k];
+      F x = l.sqr() - a.x - p.x;
+      a.y = l * (a.x - x) - a.y;
+      a.x = x;
+    }
+  }
+}
+}  // namespace
+
+template <>
+void ifma_flush<bn254::g1>(affine_t<bn254::g1>* bucket, uint8_t* full, const uint32_t* pend_b,
+                           const affine_t<bn254::g1>* pend_p, size_t n,
+                           std::vector<uint64_t, line_allocator<uint64_t>>& scratch) {
+  flush8<bn254::g1>(bucket, full, pend_b, pend_p, n, scratch);
+}
+template <>
+void ifma_flush<bn254::g2>(affine_t<bn254::g2>* bucket, uint8_t* full, const uint32_t* pend_b,
+                           const affine_t<bn254::g2>* pend_p, size_t n,
+                           std::vector<uint64_t, line_allocator<uint64_t>>& scratch) {
+  flush8<bn254::g2>(bucket, full, pend_b, pend_p, n, scratch);
+}
+#endif
+}  // namespace cuzk
