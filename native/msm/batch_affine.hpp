@@ -30,8 +30,9 @@ struct line_allocator {
   bool operator!=(const line_allocator<U>&) const { return false; }
 };
 
-// The flush on eight additions at once with AVX-512 IFMA (batch_affine_ifma.cpp): BN254 G1 and G2
-// on x86-64, used where the CPU has IFMA (ifma_flush_enabled(): cpuid, CUZK_NO_IFMA=1 turns it off).
+// The flush on eight additions at once with AVX-512 IFMA (batch_affine_ifma.cpp), and the window's
+// bucket sum: BN254 G1 and G2 on x86-64, used where the CPU has IFMA (ifma_flush_enabled(): cpuid,
+// CUZK_NO_IFMA=1 turns both off).
 template <class F>
 constexpr bool ifma_field = false;
 #if defined(__x86_64__) && !defined(__CUDA_ARCH__)
@@ -44,6 +45,10 @@ bool ifma_flush_enabled();
 template <class G>
 void ifma_flush(affine_t<G>* bucket, uint8_t* full, const uint32_t* pend_b, const affine_t<G>* pend_p, size_t n,
                 std::vector<uint64_t, line_allocator<uint64_t>>& scratch);
+
+// sum_b (b + 1)·bucket[b] over the full buckets of |n| (the window's running sums), on eight lanes.
+template <class G>
+xyzz_t<G> ifma_bucket_sum(const affine_t<G>* bucket, const uint8_t* full, size_t n);
 
 template <class G>
 class affine_buckets_t {
@@ -77,6 +82,8 @@ class affine_buckets_t {
   size_t pending() const { return pend_b_.size(); }
   bool full(size_t b) const { return full_[b] != 0; }
   const A& operator[](size_t b) const { return bucket_[b]; }
+  const A* data() const { return bucket_.data(); }
+  const uint8_t* full_data() const { return full_.data(); }
 
   // Runs the pending additions: x3 = l^2 - x1 - x2, y3 = l(x1 - x3) - y1 with l = (y2 - y1)/(x2 - x1),
   // or l = 3x1^2/(2y1) when the points are equal; opposite points empty the bucket.

@@ -208,7 +208,172 @@ CUZK_IFMA_TARGET void flush8(affine_t<G>* bucket, uint8_t* full, const uint32_t*
     }
   }
 }
+// ---- the window's bucket sum: sum_b (b + 1)·B_b by running sums, in eight segments at once ----
+// Lane k walks buckets [kL, kL + L) downwards: run_k += B_b (mixed XYZZ addition), acc_k += run_k,
+// so acc_k = sum (b - kL + 1)·B_b and run_k = sum B_b over its segment; then
+// sum_b (b + 1)·B_b = sum_k acc_k + L·sum_k k·run_k, the last few additions on the scalar path.
+// Infinity is a lane mask; lanes whose addition meets equal x (doubling or opposite points) redo it
+// with the scalar formula.
+template <int D>
+struct vxyzz {
+  vf<D> X, Y, ZZ, ZZZ;
+};
+
+template <int D>
+CUZK_IFMA_INLINE vf<D> blend(__mmask8 m, const vf<D>& a, const vf<D>& b) {  // b in the lanes of m
+  vf<D> r;
+  for (int d = 0; d < D; d++)
+    for (int j = 0; j < 5; j++) r.c[d].l[j] = _mm512_mask_blend_epi64(m, a.c[d].l[j], b.c[d].l[j]);
+  return r;
+}
+template <int D>
+CUZK_IFMA_INLINE vxyzz<D> blend(__mmask8 m, const vxyzz<D>& a, const vxyzz<D>& b) {
+  return {blend(m, a.X, b.X), blend(m, a.Y, b.Y), blend(m, a.ZZ, b.ZZ), blend(m, a.ZZZ, b.ZZZ)};
+}
+// lanes where a = 0 mod p (a < 2p: 0 or p)
+template <int D>
+CUZK_IFMA_INLINE __mmask8 zero_lanes(const vf<D>& a) {
+  __mmask8 z = 0xff;
+  for (int d = 0; d < D; d++) {
+    fe8 t = a.c[d];
+    ifma::select_sub(t.l, ifma::consts<bn254_fq_params>::p);
+    __m512i o = _mm512_or_si512(_mm512_or_si512(t.l[0], t.l[1]), _mm512_or_si512(_mm512_or_si512(t.l[2], t.l[3]), t.l[4]));
+    z &= _mm512_cmpeq_epi64_mask(o, _mm512_setzero_si512());
+  }
+  return z;
+}
+
+// p + (x, y), madd-2008-s (8M+2S), as xyzz_formulas.inc; |pd| = x·ZZ - X, zero for equal x.
+template <int D>
+CUZK_IFMA_INLINE vxyzz<D> madd(const vxyzz<D>& p, const vf<D>& x, const vf<D>& y, vf<D>& pd) {
+  vf<D> S2 = mul(y, p.ZZZ), R = sub(S2, p.Y);
+  pd = sub(mul(x, p.ZZ), p.X);
+  vf<D> PP = sqr(pd), PPP = mul(pd, PP), Q = mul(p.X, PP);
+  vxyzz<D> r;
+  r.X = sub(sub(sqr(R), PPP), add(Q, Q));
+  r.Y = sub(mul(R, sub(Q, r.X)), mul(p.Y, PPP));
+  r.ZZ = mul(p.ZZ, PP);
+  r.ZZZ = mul(p.ZZZ, PPP);
+  return r;
+}
+// p + q, add-2008-s (12M+2S); |pd| = U2 - U1.
+template <int D>
+CUZK_IFMA_INLINE vxyzz<D> add(const vxyzz<D>& p, const vxyzz<D>& q, vf<D>& pd) {
+  vf<D> U1 = mul(p.X, q.ZZ), U2 = mul(q.X, p.ZZ), S1 = mul(p.Y, q.ZZZ), S2 = mul(q.Y, p.ZZZ);
+  pd = sub(U2, U1);
+  vf<D> R = sub(S2, S1), PP = sqr(pd), PPP = mul(pd, PP), Q = mul(U1, PP);
+  vxyzz<D> r;
+  r.X = sub(sub(sqr(R), PPP), add(Q, Q));
+  r.Y = sub(mul(R, sub(Q, r.X)), mul(S1, PPP));
+  r.ZZ = mul(mul(p.ZZ, q.ZZ), PP);
+  r.ZZZ = mul(mul(p.ZZZ, q.ZZZ), PPP);
+  return r;
+}
+
+// Lanes to scalar points (infinity where |inf|) and back (the mask from ZZ = 0).
+template <class G, int D>
+CUZK_IFMA_INLINE void get_lanes(const vxyzz<D>& v, __mmask8 inf, xyzz_t<G>* out) {
+  using F = typename G::field_t;
+  F t[4][8];
+  to_scalars(v.X, t[0]), to_scalars(v.Y, t[1]), to_scalars(v.ZZ, t[2]), to_scalars(v.ZZZ, t[3]);
+  for (int k = 0; k < 8; k++) out[k] = inf >> k & 1 ? xyzz_t<G>::infinity() : xyzz_t<G>{t[0][k], t[1][k], t[2][k], t[3][k]};
+}
+template <class G, int D>
+CUZK_IFMA_INLINE vxyzz<D> set_lanes(const xyzz_t<G>* in, __mmask8& inf) {
+  using F = typename G::field_t;
+  F t[4][8];
+  inf = 0;
+  for (int k = 0; k < 8; k++) {
+    t[0][k] = in[k].X, t[1][k] = in[k].Y, t[2][k] = in[k].ZZ, t[3][k] = in[k].ZZZ;
+    if (in[k].is_inf()) inf |= __mmask8(1u << k);
+  }
+  return {from_scalars<D>(t[0]), from_scalars<D>(t[1]), from_scalars<D>(t[2]), from_scalars<D>(t[3])};
+}
+
+template <class G>
+CUZK_IFMA_TARGET xyzz_t<G> bucket_sum8(const affine_t<G>* bucket, const uint8_t* full, size_t nb) {
+  using F = typename G::field_t;
+  using A = affine_t<G>;
+  using X = xyzz_t<G>;
+  constexpr int D = sizeof(F) / sizeof(fq);
+  using V = vf<D>;
+  using P = vxyzz<D>;
+  const size_t L = (nb + 7) / 8;
+  alignas(64) A pad = A::infinity();
+  F ones[8];
+  for (auto& o : ones) o = F::one();
+  const V one = from_scalars<D>(ones);
+  P run = {one, one, one, one}, acc = run;  // any value: every lane starts as infinity
+  __mmask8 run_inf = 0xff, acc_inf = 0xff;
+  X s[8], q[8];
+  for (size_t t = L; t-- > 0;) {
+    const A* rows[8];
+    __mmask8 m = 0;
+    for (size_t k = 0; k < 8; k++) {
+      size_t b = k * L + t;
+      bool in = b < nb && full[b];
+      rows[k] = in ? &bucket[b] : &pad;
+      m |= __mmask8(in ? 1u << k : 0u);
+      if (t >= 8 && b - 8 < nb) prefetch_rw(bucket[b - 8]);
+    }
+    if (m) {  // run += B for the lanes whose bucket is full
+      V x, y, pd;
+      __m512i xw[4 * D];
+      load_points<D>(reinterpret_cast<const void* const*>(rows), x, y, xw);
+      P r = madd(run, x, y, pd);
+      __mmask8 fresh = m & run_inf, eq = m & ~run_inf & zero_lanes(pd);
+      run = blend(__mmask8(m & ~run_inf & ~eq), run, r);
+      run = blend(fresh, run, P{x, y, one, one});
+      run_inf &= __mmask8(~m);
+      if (eq) {
+        get_lanes<G>(run, run_inf, s);
+        for (int k = 0; k < 8; k++)
+          if (eq >> k & 1) s[k].add_affine(rows[k]->x, rows[k]->y, false);
+        run = set_lanes<G, D>(s, run_inf);
+      }
+    }
+    __mmask8 live = __mmask8(~run_inf);
+    if (!live) continue;
+    V pd;  // acc += run
+    P r = add(acc, run, pd);
+    __mmask8 eq = live & ~acc_inf & zero_lanes(pd);
+    acc = blend(__mmask8(live & ~acc_inf & ~eq), acc, r);
+    acc = blend(__mmask8(live & acc_inf), acc, run);
+    acc_inf &= __mmask8(~live);
+    if (eq) {
+      get_lanes<G>(acc, acc_inf, s);
+      get_lanes<G>(run, run_inf, q);
+      for (int k = 0; k < 8; k++)
+        if (eq >> k & 1) s[k].add(q[k]);
+      acc = set_lanes<G, D>(s, acc_inf);
+    }
+  }
+  get_lanes<G>(acc, acc_inf, s);
+  get_lanes<G>(run, run_inf, q);
+  X total = X::infinity(), suffix = X::infinity(), weighted = X::infinity();
+  for (int k = 0; k < 8; k++) total.add(s[k]);
+  for (int k = 7; k > 0; k--) {  // weighted = sum_k k·run_k
+    suffix.add(q[k]);
+    weighted.add(suffix);
+  }
+  X lw = X::infinity();  // L·weighted
+  for (int bit = 63 - __builtin_clzll(L); bit >= 0; bit--) {
+    lw = lw.dbl();
+    if (L >> bit & 1) lw.add(weighted);
+  }
+  total.add(lw);
+  return total;
+}
 }  // namespace
+
+template <>
+xyzz_t<bn254::g1> ifma_bucket_sum<bn254::g1>(const affine_t<bn254::g1>* bucket, const uint8_t* full, size_t n) {
+  return bucket_sum8<bn254::g1>(bucket, full, n);
+}
+template <>
+xyzz_t<bn254::g2> ifma_bucket_sum<bn254::g2>(const affine_t<bn254::g2>* bucket, const uint8_t* full, size_t n) {
+  return bucket_sum8<bn254::g2>(bucket, full, n);
+}
 
 template <>
 void ifma_flush<bn254::g1>(affine_t<bn254::g1>* bucket, uint8_t* full, const uint32_t* pend_b,
