@@ -49,12 +49,33 @@ inline const bool enabled = decide();
 
 constexpr uint64_t mask52 = (uint64_t(1) << 52) - 1;
 
-// Bits [52j, 52j + 52) of a 4-limb integer.
-constexpr uint64_t limb52(const uint64_t* v, unsigned j) {
+// Bits [52j, 52j + 52) of an |n|-limb integer.
+constexpr uint64_t limb52(const uint64_t* v, unsigned j, unsigned n = 4) {
   unsigned o = 52 * j, w = o / 64, s = o % 64;
+  if (w >= n) return 0;
   uint64_t r = v[w] >> s;
-  if (s > 12 && w + 1 < 4) r |= v[w + 1] << (64 - s);
+  if (s > 12 && w + 1 < n) r |= v[w + 1] << (64 - s);
   return r & mask52;
+}
+
+// 4·p^2 as 8 limbs (schoolbook, then a 2-bit shift).
+struct wide_t {
+  uint64_t v[8];
+};
+constexpr wide_t four_p_squared(const uint64_t* p) {
+  wide_t t{};
+  for (int i = 0; i < 4; i++) {
+    unsigned __int128 c = 0;
+    for (int j = 0; j < 4; j++) {
+      c += (unsigned __int128)p[i] * p[j] + t.v[i + j];
+      t.v[i + j] = (uint64_t)c;
+      c >>= 64;
+    }
+    t.v[i + 4] = (uint64_t)c;
+  }
+  for (int i = 7; i > 0; i--) t.v[i] = t.v[i] << 2 | t.v[i - 1] >> 62;
+  t.v[0] <<= 2;
+  return t;
 }
 
 template <class P>
@@ -67,6 +88,10 @@ struct consts {
                                      limb52(two_p, 4)};
   static constexpr uint64_t m0 = P::m0 & mask52;  // -p^-1 mod 2^52 (and, masked, mod 2^48)
   static_assert(P::p[3] >> 62 == 0, "4p < 2^256 keeps products below 2p");
+  static constexpr wide_t pp4 = four_p_squared(P::p);  // p^2 < 2^508: 4p^2 fits 8 limbs
+  static constexpr uint64_t p2x4[10] = {limb52(pp4.v, 0, 8), limb52(pp4.v, 1, 8), limb52(pp4.v, 2, 8), limb52(pp4.v, 3, 8),
+                                        limb52(pp4.v, 4, 8), limb52(pp4.v, 5, 8), limb52(pp4.v, 6, 8), limb52(pp4.v, 7, 8),
+                                        limb52(pp4.v, 8, 8), limb52(pp4.v, 9, 8)};
 };
 
 template <class P>
@@ -113,36 +138,79 @@ CUZK_IFMA_INLINE fe8_t<P> sub(const fe8_t<P>& a, const fe8_t<P>& b) {
   return r;
 }
 
-// a·b·2^-256 mod p (< 2p) for a, b < 2p: the whole product in ten unnormalised 64-bit columns
-// (each gathers at most 20 terms below 2^52: < 2^57, no overflow), then Montgomery reduction one
-// 52-bit digit at a time (m = z_i·(-p^-1) mod 2^52 clears column i; its carry moves up), the last
-// digit 48 bits, and the quotient z/2^256 re-sliced to 52-bit limbs.
+// The whole product a·b in ten unnormalised 64-bit columns (column s: bits 52s..; each gathers
+// at most 10 terms below 2^52), for limbs below 2^52.
 template <class P>
-CUZK_IFMA_INLINE fe8_t<P> mul(const fe8_t<P>& a, const fe8_t<P>& b) {
-  using K = consts<P>;
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i z[10];
-  for (int s = 0; s < 10; s++) z[s] = zero;
+CUZK_IFMA_INLINE void mul_wide(const fe8_t<P>& a, const fe8_t<P>& b, __m512i* z) {
+  for (int s = 0; s < 10; s++) z[s] = _mm512_setzero_si512();
   for (int i = 0; i < 5; i++)
     for (int j = 0; j < 5; j++) {
       z[i + j] = _mm512_madd52lo_epu64(z[i + j], a.l[j], b.l[i]);
       z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a.l[j], b.l[i]);
     }
+}
+
+// z·2^-256 mod p, below z/2^256 + p, for columns |z_s| < 2^60 of a value 0 <= z < 2^256·p·k (k small):
+// Montgomery reduction one 52-bit digit at a time (m = z_i·(-p^-1) mod 2^52 clears column i; its
+// carry moves up, arithmetically: a difference of products may have negative columns), the last
+// digit 48 bits, and the quotient z/2^256 re-sliced to 52-bit limbs.
+template <class P>
+CUZK_IFMA_INLINE fe8_t<P> redc(__m512i* z) {
+  using K = consts<P>;
   for (int i = 0; i < 5; i++) {
-    __m512i m = _mm512_madd52lo_epu64(zero, z[i], CUZK_V(K::m0));
+    __m512i m = _mm512_madd52lo_epu64(_mm512_setzero_si512(), z[i], CUZK_V(K::m0));
     if (i == 4) m = _mm512_and_si512(m, CUZK_V((uint64_t(1) << 48) - 1));
     for (int j = 0; j < 5; j++) {
       z[i + j] = _mm512_madd52lo_epu64(z[i + j], m, CUZK_V(K::p[j]));
       z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], m, CUZK_V(K::p[j]));
     }
-    if (i < 4) z[i + 1] = _mm512_add_epi64(z[i + 1], _mm512_srli_epi64(z[i], 52));
+    if (i < 4) z[i + 1] = _mm512_add_epi64(z[i + 1], _mm512_srai_epi64(z[i], 52));
   }
   // z = z_4·2^208 + ... with z_4 = 0 mod 2^48: z/2^256 = (z_4 >> 48) + sum_{j>=5} z_j·2^4·2^(52(j-5))
   fe8_t<P> r;
-  r.l[0] = _mm512_add_epi64(_mm512_srli_epi64(z[4], 48), _mm512_slli_epi64(z[5], 4));
+  r.l[0] = _mm512_add_epi64(_mm512_srai_epi64(z[4], 48), _mm512_slli_epi64(z[5], 4));
   for (int j = 1; j < 5; j++) r.l[j] = _mm512_slli_epi64(z[j + 5], 4);
   carry_chain(r.l);
   return r;
+}
+
+// a·b·2^-256 mod p (< 2p) for a, b < 2p: with 4p < 2^256, (a·b + m·p)/2^256 < 2p.
+template <class P>
+CUZK_IFMA_INLINE fe8_t<P> mul(const fe8_t<P>& a, const fe8_t<P>& b) {
+  __m512i z[10];
+  mul_wide(a, b, z);
+  return redc<P>(z);
+}
+
+// a + b unreduced (< 4p for a, b < 2p), limbs normalised: an operand for mul_wide, not for mul.
+template <class P>
+CUZK_IFMA_INLINE fe8_t<P> add_wide(const fe8_t<P>& a, const fe8_t<P>& b) {
+  fe8_t<P> r;
+  for (int j = 0; j < 5; j++) r.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+  carry_chain(r.l);
+  return r;
+}
+
+// (a0 + a1·u)(b0 + b1·u) with u^2 = -1, inputs and outputs < 2p: Karatsuba's three products kept
+// wide, two reductions instead of three (as mont_x86.hpp's fp2_mul4). c0 = a0·b0 - a1·b1 + 4p^2
+// and c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 = a0·b1 + a1·b0 are both in [0, 8p^2), so each
+// reduces below 8p^2/2^256 + p < 2.6p, and one subtraction of 2p brings it below 2p.
+template <class P>
+CUZK_IFMA_INLINE void fp2_mul(const fe8_t<P>& a0, const fe8_t<P>& a1, const fe8_t<P>& b0, const fe8_t<P>& b1,
+                              fe8_t<P>& r0, fe8_t<P>& r1) {
+  static_assert(P::p[3] < 0x6000000000000000ull, "p < 3·2^253, so 8p^2/2^256 + p < 4p");
+  __m512i z0[10], z1[10], z2[10];
+  mul_wide(a0, b0, z0);
+  mul_wide(a1, b1, z1);
+  mul_wide(add_wide(a0, a1), add_wide(b0, b1), z2);
+  for (int s = 0; s < 10; s++) {
+    z2[s] = _mm512_sub_epi64(z2[s], _mm512_add_epi64(z0[s], z1[s]));
+    z0[s] = _mm512_add_epi64(_mm512_sub_epi64(z0[s], z1[s]), CUZK_V(consts<P>::p2x4[s]));
+  }
+  r0 = redc<P>(z0);
+  r1 = redc<P>(z2);
+  select_sub(r0.l, consts<P>::p2);
+  select_sub(r1.l, consts<P>::p2);
 }
 
 // From four 64-bit limb vectors (limb k of eight elements in x[k]) to radix 2^52, and back with a

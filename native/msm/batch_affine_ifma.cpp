@@ -48,11 +48,11 @@ CUZK_IFMA_INLINE vf<D> sub(const vf<D>& a, const vf<D>& b) {
 }
 CUZK_IFMA_INLINE vf<1> mul(const vf<1>& a, const vf<1>& b) { return {{ifma::mul(a.c[0], b.c[0])}}; }
 CUZK_IFMA_INLINE vf<1> sqr(const vf<1>& a) { return {{ifma::mul(a.c[0], a.c[0])}}; }
-// Karatsuba, 3M: (a0·b0 - a1·b1) + ((a0 + a1)(b0 + b1) - a0·b0 - a1·b1)·u
+// Karatsuba with two reductions (ifma::fp2_mul)
 CUZK_IFMA_INLINE vf<2> mul(const vf<2>& a, const vf<2>& b) {
-  fe8 t0 = ifma::mul(a.c[0], b.c[0]), t1 = ifma::mul(a.c[1], b.c[1]);
-  fe8 t2 = ifma::mul(ifma::add(a.c[0], a.c[1]), ifma::add(b.c[0], b.c[1]));
-  return {{ifma::sub(t0, t1), ifma::sub(ifma::sub(t2, t0), t1)}};
+  vf<2> r;
+  ifma::fp2_mul(a.c[0], a.c[1], b.c[0], b.c[1], r.c[0], r.c[1]);
+  return r;
 }
 // (a0 + a1·u)^2 = (a0 + a1)(a0 - a1) + 2·a0·a1·u, 2M
 CUZK_IFMA_INLINE vf<2> sqr(const vf<2>& a) {

@@ -1,4 +1,4 @@
-// The AVX-512 IFMA path of the CPU MSM: BN254 Fq on 8 lanes of radix 2^52 (native/field/mont_ifma.hpp,
+// The AVX-512 IFMA path of the CPU MSM: BN254 Fq and Fq2 on 8 lanes of radix 2^52 (native/field/mont_ifma.hpp,
 // through the cuzk_debug_fq8_op hook) against the BigInt reference and the scalar field, on inputs
 // at 0, 1, p - 1, p/2 and around every 52- and 64-bit limb boundary (where a lost carry, a missed
 // subtraction or the 48-bit last reduction digit would show); and the 8-lane batch-affine flush
@@ -74,6 +74,31 @@ describe('IFMA Fq lanes (field/mont_ifma.hpp)', { skip: !ifma && 'the IFMA path 
     fieldOp('bn128', FIELD.fq, FIELD_OP.mul, enc(pa.map(std)), enc(pb.map(std)), out, pa.length);
     const scalar = dec(out).map((x) => F.mul(x, 2n ** 256n)); // back to Montgomery images
     assert.deepEqual(fq8(2, pa, pb), scalar, seedNote);
+  });
+
+  // Fq2 keeps Karatsuba's products wide and adds 4p^2 to a0·b0 - a1·b1 (mont_ifma.hpp fp2_mul):
+  // coefficients at 0, p - 1 and the limb edges make that difference most negative or largest.
+  it('Fq2 a·b and (a + b)(a - b) match (a0·b0 − a1·b1, a0·b1 + a1·b0) on edge coefficients', () => {
+    const pairs: [bigint, bigint][] = [];
+    for (const x of edge) for (const y of edge) pairs.push([x, y]);
+    const a: [bigint, bigint][] = [];
+    const b: [bigint, bigint][] = [];
+    for (const x of pairs) {
+      for (let k = 0; k < 3; k++) (a.push(x), b.push(pairs[rng.u32() % pairs.length]!));
+      a.push(x), b.push(x);
+    }
+    while (a.length % 8 !== 0) (a.push([rng.below(p), rng.below(p)]), b.push([rng.below(p), rng.below(p)]));
+    const flat = (xs: [bigint, bigint][]) => xs.flat();
+    const fq2mul = ([a0, a1]: [bigint, bigint], [b0, b1]: [bigint, bigint]) => [F.sub(mont(a0, b0), mont(a1, b1)), F.add(mont(a0, b1), mont(a1, b0))];
+    const got = fq8(6, flat(a), flat(b));
+    const gotSd = fq8(7, flat(a), flat(b));
+    a.forEach((x, i) => {
+      const y = b[i]!;
+      assert.deepEqual(got.slice(2 * i, 2 * i + 2), fq2mul(x, y), `(${x})·(${y}) ${seedNote}`);
+      const sum: [bigint, bigint] = [F.add(x[0], y[0]), F.add(x[1], y[1])];
+      const dif: [bigint, bigint] = [F.sub(x[0], y[0]), F.sub(x[1], y[1])];
+      assert.deepEqual(gotSd.slice(2 * i, 2 * i + 2), fq2mul(sum, dif), `(a + b)(a - b) at a = (${x}), b = (${y}) ${seedNote}`);
+    });
   });
 
   it('refuses a count that is not a multiple of 8 and an input >= p', () => {
