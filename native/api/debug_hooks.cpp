@@ -2,13 +2,15 @@
 // core that no public call reaches on their own, exposed so that tests can check them against
 // references. cuzk_debug_ifma: 1 when the MSM's batch-affine flush runs on AVX-512 IFMA (cpuid,
 // CUZK_NO_IFMA unset). cuzk_debug_fq8_op: BN254 Fq and Fq2 ops through field/mont_ifma.hpp's 8 lanes
-// on Montgomery-form elements (< p, n a multiple of 8), the results reduced as the scalar path's are.
+// on Montgomery-form elements (< p, n a multiple of 8), the results reduced as the scalar path's are;
+// op 8 is the scalar divsteps inversion the flushes use (inv_public), on any CPU.
 #ifdef CUZK_TEST_HOOKS
 #include <cstring>
 
 #include "api/guard.hpp"
 #include "curve/affine.hpp"
 #include "field/bn254.hpp"
+#include "field/inv_divsteps.hpp"
 #include "field/mont_ifma.hpp"
 
 // as in msm/batch_affine_ifma.cpp: gcc 12's AVX-512 intrinsics trip these once inlined
@@ -86,12 +88,16 @@ CUZK_API cuzk_status cuzk_debug_fq8_op(int32_t op, const uint8_t* a, const uint8
                                        cuzk_error* err) {
   return guard([&] {
     require(n % 8 == 0, "cuzk_debug_fq8_op: n must be a multiple of 8");
-    require(op >= 0 && op <= 7, "cuzk_debug_fq8_op: unknown op");
+    require(op >= 0 && op <= 8, "cuzk_debug_fq8_op: unknown op");
     require(op < 6 || n % 16 == 0, "cuzk_debug_fq8_op: n must be a multiple of 16 for an Fq2 op");
     require(n == 0 || (a && b && out), "cuzk_debug_fq8_op: a, b or out is NULL");
     for (uint64_t i = 0; i < 2 * n; i++) {
       const uint8_t* e = i < n ? a + 32 * i : b + 32 * (i - n);
       require(is_canonical(bn254_fq_t::load(e)), "cuzk_debug_fq8_op: an input is not below p");
+    }
+    if (op == 8) {  // the scalar inversion of public values (field/inv_divsteps.hpp), any CPU
+      for (uint64_t i = 0; i < n; i++) inv_public(bn254_fq_t::load(a + 32 * i)).store(out + 32 * i);
+      return;
     }
 #ifdef CUZK_IFMA
     require(ifma::enabled, "cuzk_debug_fq8_op: the IFMA path is off (no AVX-512 IFMA, or CUZK_NO_IFMA is set)");

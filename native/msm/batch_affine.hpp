@@ -11,6 +11,7 @@
 #include "../curve/xyzz.hpp"
 #include "../field/bn254.hpp"
 #include "../field/fp2.hpp"
+#include "../field/inv_divsteps.hpp"
 
 namespace cuzk {
 
@@ -112,7 +113,7 @@ class affine_buckets_t {
       pre_[i] = acc[i & 1];
       acc[i & 1] *= d;
     }
-    F both = (acc[0] * acc[1]).inv();
+    F both = inv_public(acc[0] * acc[1]);
     F inv[2] = {both * acc[1], both * acc[0]};  // 1/acc[0], 1/acc[1]
     for (size_t i = n; i-- > 0;) {
       if (i >= ahead) prefetch(bucket_[pend_b_[i - ahead]]);

@@ -176,8 +176,16 @@ CUZK_IFMA_TARGET void flush8(affine_t<G>* bucket, uint8_t* full, const uint32_t*
     s.pre = acc;
     acc = mul(acc, s.den);
   }
-  to_scalars(acc, lane);
-  batch_inverse(lane, tmp, 8);
+  to_scalars(acc, lane);  // the eight chains' products, inverted with one inversion
+  tmp[0] = lane[0];
+  for (int k = 1; k < 8; k++) tmp[k] = tmp[k - 1] * lane[k];
+  F all = inv_public(tmp[7]);
+  for (int k = 7; k > 0; k--) {
+    F ik = all * tmp[k - 1];
+    all = all * lane[k];
+    lane[k] = ik;
+  }
+  lane[0] = all;
   V inv = from_scalars<D>(lane);
   for (size_t j = nsteps; j-- > 0;) {
     const size_t i0 = 8 * j, cnt = std::min<size_t>(8, n - i0);

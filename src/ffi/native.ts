@@ -65,7 +65,8 @@ export function debugIfma(): boolean {
 
 /**
  * Test hook: BN254 Fq op |op| (0 +, 1 -, 2 ·, 3 a·a, 4 (a+b)(a-b), 5 (a+b)^2) on 8-lane IFMA, or Fq2
- * (6 ·, 7 (a+b)(a-b); n counts Fq coefficients, c0 c1 adjacent), Montgomery-form LEM in and out.
+ * (6 ·, 7 (a+b)(a-b); n counts Fq coefficients, c0 c1 adjacent), Montgomery-form LEM in and out;
+ * 8: a^-1 by the scalar divsteps inversion (any CPU).
  */
 export function debugFq8Op(op: number, a: Uint8Array, b: Uint8Array, out: Uint8Array, n: number): void {
   for (const [buf, what] of [[a, 'a'], [b, 'b'], [out, 'out']] as const) need(buf, 32 * n, `debugFq8Op ${what}`);

@@ -3,7 +3,7 @@
 // at 0, 1, p - 1, p/2 and around every 52- and 64-bit limb boundary (where a lost carry, a missed
 // subtraction or the 48-bit last reduction digit would show); and the 8-lane batch-affine flush
 // (native/msm/batch_affine_ifma.cpp) in MSMs big enough to take it, with P + P, P + (-P), infinity
-// and 0 / 1 scalars, against @noble/curves. On an IFMA machine the MSM suites run again in a child
+// and 0 / 1 scalars, against @noble/curves; the divsteps inversion both flushes use. On an IFMA machine the MSM suites run again in a child
 // with CUZK_NO_IFMA=1: both paths then give the reference's bytes, i.e. the same bytes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -106,6 +106,18 @@ describe('IFMA Fq lanes (field/mont_ifma.hpp)', { skip: !ifma && 'the IFMA path 
       assert.throws(fn, (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG' && e.message.includes(part));
     bad(() => fq8(2, [1n], [1n]), 'multiple of 8');
     bad(() => fq8(2, [p, ...Array(7).fill(1n)], Array(8).fill(1n)), 'not below p');
+  });
+});
+
+// The flushes' one inversion per batch (native/field/inv_divsteps.hpp, on IFMA or not): the
+// Montgomery image of a^-1 for the image x of a is R^2/x; 0 maps to 0.
+describe('divsteps inversion (field/inv_divsteps.hpp)', () => {
+  it('matches the BigInt inverse on edge images and random ones', () => {
+    const xs = [...images(), ...Array.from({ length: 200 }, () => rng.below(p))];
+    while (xs.length % 8 !== 0) xs.push(rng.below(p));
+    const got = fq8(8, xs, xs);
+    const R2 = F.mul(2n ** 256n, 2n ** 256n);
+    xs.forEach((x, i) => assert.equal(got[i], x === 0n ? 0n : F.mul(R2, F.inv(x)), `inv(${x}) ${seedNote}`));
   });
 });
 
