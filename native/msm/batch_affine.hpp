@@ -65,17 +65,20 @@ class affine_buckets_t {
     pre_.resize(cap);
   }
 
-  // bucket[b] += p. Returns false, doing nothing, when bucket b already has a pending addition.
-  bool add(uint32_t b, const A& p) {
+  // bucket[b] += (neg ? -p : p). Returns false, doing nothing, when bucket b already has a pending
+  // addition (the point is then neither copied nor negated).
+  bool add(uint32_t b, const A& p, bool neg) {
     if (stamp_[b] == gen_) return false;
     if (!full_[b]) {
       bucket_[b] = p;
+      if (neg) bucket_[b].y = -p.y;
       full_[b] = 1;
       return true;
     }
     stamp_[b] = gen_;
     pend_b_.push_back(b);
     pend_p_.push_back(p);
+    if (neg) pend_p_.back().y = -p.y;
     if (pend_b_.size() == cap_) flush();
     return true;
   }

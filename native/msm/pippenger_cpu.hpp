@@ -183,7 +183,7 @@ void fold_into(affine_buckets_t<G>& bk, const std::vector<xyzz_t<G>>& rest) {
   batch_inverse(z.data(), tmp.data(), z.size());
   for (size_t j = 0; j < idx.size(); j++) {
     const xyzz_t<G>& p = rest[idx[j]];
-    bk.add(idx[j], affine_t<G>{p.X * z[2 * j], p.Y * z[2 * j + 1]});  // no bucket is pending: never refused
+    bk.add(idx[j], affine_t<G>{p.X * z[2 * j], p.Y * z[2 * j + 1]}, false);  // no bucket is pending: never refused
   }
   bk.flush();
 }
@@ -210,9 +210,7 @@ xyzz_t<G> window_sum_affine(const Src& point, const int16_t* digits, size_t b, s
   std::vector<uint32_t> deferred, next;
   auto try_add = [&](size_t k) {
     int32_t d = digits[k];
-    affine_t<G> p = point(k);
-    if (d < 0) p.y = -p.y;
-    return bk.add(bucket_of(k, d), p);
+    return bk.add(bucket_of(k, d), point(k), d < 0);
   };
   for (size_t k = b; k < e; k++) {
     if (k + prefetch_ahead < e && digits[k + prefetch_ahead] != 0) point.prefetch(k + prefetch_ahead);
