@@ -166,6 +166,28 @@ xyzz_t<G> window_sum_xyzz(const Src& point, const int16_t* digits, size_t b, siz
   return acc;
 }
 
+// bk[b] += rest[b] for every b: the XYZZ leftovers made affine with one batch inversion (x = X/ZZ,
+// y = Y/ZZZ), then added as one more batch, so the bucket sum reads affine buckets only.
+template <class G>
+void fold_into(affine_buckets_t<G>& bk, const std::vector<xyzz_t<G>>& rest) {
+  using F = typename G::field_t;
+  std::vector<uint32_t> idx;
+  std::vector<F> z;
+  for (size_t b = 0; b < rest.size(); b++) {
+    if (rest[b].is_inf()) continue;
+    idx.push_back(uint32_t(b));
+    z.push_back(rest[b].ZZ);
+    z.push_back(rest[b].ZZZ);
+  }
+  std::vector<F> tmp(z.size());
+  batch_inverse(z.data(), tmp.data(), z.size());
+  for (size_t j = 0; j < idx.size(); j++) {
+    const xyzz_t<G>& p = rest[idx[j]];
+    bk.add(idx[j], affine_t<G>{p.X * z[2 * j], p.Y * z[2 * j + 1]}, false);  // no bucket is pending: never refused
+  }
+  bk.flush();
+}
+
 // window_sum_xyzz with batched affine buckets. Additions to a bucket that already has one pending
 // are retried after the batch; when retries stop filling batches (many equal digits), the rest go
 // to XYZZ buckets so that no input costs an inversion per addition. A window whose digits use few
@@ -188,9 +210,7 @@ xyzz_t<G> window_sum_affine(const Src& point, const int16_t* digits, size_t b, s
   std::vector<uint32_t> deferred, next;
   auto try_add = [&](size_t k) {
     int32_t d = digits[k];
-    affine_t<G> p = point(k);
-    if (d < 0) p.y = -p.y;
-    return bk.add(bucket_of(k, d), p);
+    return bk.add(bucket_of(k, d), point(k), d < 0);
   };
   for (size_t k = b; k < e; k++) {
     if (k + prefetch_ahead < e && digits[k + prefetch_ahead] != 0) point.prefetch(k + prefetch_ahead);
@@ -214,10 +234,13 @@ xyzz_t<G> window_sum_affine(const Src& point, const int16_t* digits, size_t b, s
     deferred.swap(next);
   }
   bk.flush();
+  if (!rest.empty()) fold_into(bk, rest);
+  if constexpr (ifma_field<typename G::field_t>) {
+    if (copies == 1 && nbe >= 64 && ifma_flush_enabled()) return ifma_bucket_sum<G>(bk.data(), bk.full_data(), nbe);
+  }
   xyzz run = xyzz::infinity(), acc = xyzz::infinity();
   for (size_t i = nbe; i-- > 0;) {
     if (bk.full(i)) run.add_affine(bk[i].x, bk[i].y, false);
-    if (!rest.empty()) run.add(rest[i]);
     if (i % copies == 0) acc.add(run);
   }
   return acc;

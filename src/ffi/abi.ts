@@ -105,6 +105,9 @@ export function declare(lib: LibraryHandle) {
     gpu_key_bytes: f('cuzk_gpu_key_bytes', 'uint64_t', [koffi.pointer(cuzkKey)]),
     gpu_key_upload: f('cuzk_gpu_key_upload', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
     gpu_key_evict: f('cuzk_gpu_key_evict', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
+    // test hooks (native/api/debug_hooks.cpp, CUZK_TEST_HOOKS builds)
+    debug_ifma: c('cuzk_debug_ifma', 'int32_t cuzk_debug_ifma(void)'),
+    debug_fq8_op: f('cuzk_debug_fq8_op', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
     groth16_verify: f('cuzk_groth16_verify', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint32_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), E]),
   };
 }

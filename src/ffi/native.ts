@@ -58,6 +58,21 @@ export function fieldImpl(): 'x86-64-adx' | 'generic' {
   return loadCore().abi.field_impl() as 'x86-64-adx' | 'generic';
 }
 
+/** Test hook: whether the MSM's batch-affine flush runs on AVX-512 IFMA (cpuid; CUZK_NO_IFMA=1 turns it off). */
+export function debugIfma(): boolean {
+  return loadCore().abi.debug_ifma() === 1;
+}
+
+/**
+ * Test hook: BN254 Fq op |op| (0 +, 1 -, 2 ·, 3 a·a, 4 (a+b)(a-b), 5 (a+b)^2) on 8-lane IFMA, or Fq2
+ * (6 ·, 7 (a+b)(a-b); n counts Fq coefficients, c0 c1 adjacent), Montgomery-form LEM in and out;
+ * 8: a^-1 by the scalar divsteps inversion (any CPU).
+ */
+export function debugFq8Op(op: number, a: Uint8Array, b: Uint8Array, out: Uint8Array, n: number): void {
+  for (const [buf, what] of [[a, 'a'], [b, 'b'], [out, 'out']] as const) need(buf, 32 * n, `debugFq8Op ${what}`);
+  call('cuzk_debug_fq8_op', (s) => loadCore().abi.debug_fq8_op(op, a, b, out, n, s));
+}
+
 export function setThreads(n: number): void {
   call('cuzk_set_threads', (s) => loadCore().abi.set_threads(n, s));
 }
