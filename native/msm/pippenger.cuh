@@ -255,9 +255,10 @@ void cub_run(dev_arena_t& ar, F&& f) {
 // How many waves of resident accumulation threads (chunks) a bucket pass aims at, bounding the
 // re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
 // ~2% to a sixth wave 17% full with a fixed 2^18); benchmarks may set it (0: chunks of 32 pairs or
-// sqrt(largest bucket)).
+// sqrt(largest bucket)). 2 against 4 (gpu_selftest bench, H200): BN254 G1 2^24 97.5 / 98.6 ms, G2 2^24
+// 322 / 329, BLS12-381 G2 2^24 592 / 594; 1 is within 1% of 2 either way.
 inline uint32_t& accumulate_waves() {
-  static uint32_t w = 4;
+  static uint32_t w = 2;
   return w;
 }
 
@@ -285,12 +286,14 @@ inline uint32_t& window_override() {
 
 // Minimum blocks of 128 per SM the accumulation kernel is compiled for, per field (benchmarks may set
 // it to another of accumulate_block_choices): it bounds the kernel's registers (65536 per SM / (128 ·
-// blocks)). The accumulation is multiply-latency bound, so resident warps matter more than a few
-// spilled bytes, up to a point. ptxas (CUDA 13, sm_90): BN254 G1 222 registers unbounded (2 blocks
-// fit), 119 at 4 blocks, 96 at 5, 80 with spills at 6; BLS12-381 G1 242 / 160 at 3 (its 12-limb
-// multiplies are calls); BN254 G2 ~250 unbounded, 168 at 3 (~200 bytes of spill; 377 against 477 ms
-// at 2^24 on the H200), 128 at 4 (630 bytes of spill). BLS12-381 G2 stays unbounded (faster: 603
-// against 637 ms at 3).
+// blocks)), so more warps hide the multiply chains' latency. ptxas (CUDA 13, sm_90): BN254 G1 222
+// registers unbounded (2 blocks fit), 119 at 4 blocks, 96 at 5 (80 with spills at 6); BLS12-381 G1
+// 242 / 160 at 3 (its 12-limb multiplies are calls); BN254 G2 ~250 unbounded, 168 at 3 (~200 bytes of
+// spill), 128 at 4 (630 bytes). Measured (gpu_selftest bench, H200, 2^24 / 2^20 ms): BN254 G1 1 → 5
+// blocks 99.3 → 97.8 / 9.01 → 8.90 (4: 104.7, worse); BLS12-381 G1 1 → 3 180.1 → 169.7 / 15.5 → 14.6;
+// BN254 G2 1 → 3 437.7 → 328.6 / 39.8 → 31.2. More warps barely help G1: its accumulation is bound by
+// the multiply instructions' issue, not their latency. BLS12-381 G2 stays unbounded (603 against 637 ms
+// at 3).
 template <class DF>
 struct accumulate_blocks_of {
   static constexpr int choices[1] = {1};
@@ -299,12 +302,12 @@ struct accumulate_blocks_of {
 template <>
 struct accumulate_blocks_of<dev::bn254_fq_t> {
   static constexpr int choices[3] = {1, 4, 5};
-  static constexpr int initial = 1;
+  static constexpr int initial = 5;
 };
 template <>
 struct accumulate_blocks_of<dev::bls12_381_fq_t> {
   static constexpr int choices[2] = {1, 3};
-  static constexpr int initial = 1;
+  static constexpr int initial = 3;
 };
 template <>
 struct accumulate_blocks_of<dev::bn254_fq2_t> {
