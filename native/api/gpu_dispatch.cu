@@ -51,9 +51,13 @@ bool gpu_wanted(gpu_work_t kind, uint32_t lg) {
   return p.present && p.mode != 0 && lg >= min_lg(kind);
 }
 
+bool gpu_msm_wanted(size_t n) {
+  return n > 0 && n < (size_t(1) << 31) && gpu_wanted(gpu_work_msm, uint32_t(63 - __builtin_clzll(n)));
+}
+
 template <class G>
 bool gpu_msm_try(const affine_t<G>* points, const uint8_t* scalars, size_t n, jacobian_t<G>& out) {
-  if (n == 0 || n >= (size_t(1) << 31) || !gpu_wanted(gpu_work_msm, uint32_t(63 - __builtin_clzll(n)))) return false;
+  if (!gpu_msm_wanted(n)) return false;
   gpu_use_device(0);
   out = msm_gpu_host<G>(points, scalars, n);
   return true;

@@ -20,6 +20,8 @@ enum gpu_work_t { gpu_work_msm, gpu_work_ntt, gpu_work_batch_mul };
 bool gpu_wanted(gpu_work_t kind, uint32_t lg);
 // cuzk_set_gpu_mode: 0 never, 1 by size, 2 always (when a GPU is present).
 void gpu_set_mode(int mode);
+// Whether gpu_msm_try would run an n-point MSM on the GPU.
+bool gpu_msm_wanted(size_t n);
 // out = sum k_i·points[i]; |points| host affine (Montgomery), |scalars| n × 32-byte standard form.
 template <class G>
 bool gpu_msm_try(const affine_t<G>* points, const uint8_t* scalars, size_t n, jacobian_t<G>& out);
@@ -32,6 +34,7 @@ bool gpu_batch_mul_try(const affine_t<G>& base, const uint8_t* scalars, size_t n
 #else
 inline bool gpu_wanted(gpu_work_t, uint32_t) { return false; }
 inline void gpu_set_mode(int) {}
+inline bool gpu_msm_wanted(size_t) { return false; }
 template <class G>
 inline bool gpu_msm_try(const affine_t<G>*, const uint8_t*, size_t, jacobian_t<G>&) { return false; }
 template <class F>

@@ -119,6 +119,18 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
         });
       }
 
+      it('a coordinate not below q is refused on the GPU path too (the check runs beside the kernels)', { skip }, () => {
+        const n = 64 * K;
+        const bad = points(curve, group, n).slice();
+        const at = n - 3;
+        // x (its first Fq coordinate) set to q itself, little-endian
+        const { q, n8q } = MODULI[curve];
+        for (let i = 0, v = q; i < n8q; i++, v >>= 8n) bad[at * pb + i] = Number(v & 0xffn);
+        const out = new Uint8Array(pb);
+        assert.throws(() => onDevice('force', () => msm(curve, GROUP[group], bad, randomScalars(curve, n, rng), n, out)),
+          new RegExp(`points\\[${at}\\] has a coordinate not below q`));
+      });
+
       it('n = 0 gives infinity on the GPU path too', { skip }, () => {
         const out = new Uint8Array(pb).fill(7);
         onDevice('force', () => msm(curve, GROUP[group], new Uint8Array(0), new Uint8Array(0), 0, out));

@@ -7,6 +7,7 @@
 // with CUZK_NO_IFMA=1: both paths then give the reference's bytes, i.e. the same bytes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { CuzkError } from '../../src/errors.js';
@@ -158,7 +159,14 @@ describe('MSM batch-affine flush on IFMA lanes (BN254, 1 thread, 12-bit windows)
 });
 
 describe('IFMA path selection', () => {
-  it('is off under CUZK_NO_IFMA=1', { skip: !forcedOff }, () => assert.equal(ifma, false));
+  // on Linux the CPU's flags are in /proc/cpuinfo, a second opinion beside the core's own cpuid check
+  const cpuFlags = existsSync('/proc/cpuinfo') ? (/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '') : undefined;
+  it(forcedOff ? 'is off under CUZK_NO_IFMA=1' : 'is on exactly where the CPU has AVX-512 F, DQ, BW, VL and IFMA', () => {
+    if (forcedOff) return assert.equal(ifma, false);
+    assert.ok(cpuFlags !== undefined, 'no /proc/cpuinfo: cannot tell what this CPU has');
+    const has = ['avx512f', 'avx512dq', 'avx512bw', 'avx512vl', 'avx512ifma'].every((f) => cpuFlags.split(/\s+/).includes(f));
+    assert.equal(ifma, has, `CPU flags say IFMA ${has ? 'present' : 'absent'}, the core chose ${ifma ? 'IFMA' : 'the scalar path'}`);
+  });
 
   const suites = ['ifma', 'msm'].map((s) => fileURLToPath(new URL(`./${s}.test.ts`, import.meta.url)));
   it('the MSM suites pass on the scalar flush too (child, CUZK_NO_IFMA=1)', { skip: forcedOff || !ifma }, () => {
