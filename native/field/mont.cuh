@@ -131,8 +131,10 @@ struct __align__(16) dmont_t {
     CUZK_ASM("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(P::mod(N - 1)), "r"(m));
   }
 
-  // a·b·R^-1 mod p. Inlined for 8 limbs; a call for 12 limbs, where inlining every multiply of a
-  // G2 point formula made ptxas take minutes per kernel for a few percent of speed.
+  // a·b·R^-1 mod p. Inlined for Fr; a call for BN254 and BLS12-381 Fq, whose multiplies fill the MSM's
+  // point formulas: inlined, one accumulation step of BN254 G1 (8M + 2S) is thousands of instructions,
+  // more than the instruction cache holds, and ncu found its warps stalled 46% of the time with no
+  // instruction fetched (2^24, H200); for 12 limbs inlining also made ptxas take minutes per kernel.
   __device__ __forceinline__ dmont_t operator*(const dmont_t& b) const {
     if constexpr (P::INLINE_MUL) return mul(*this, b);
     else return mul_call(*this, b);
@@ -202,7 +204,7 @@ struct __align__(16) dmont_t {
       return v[i];                                                                           \
     }                                                                                        \
   };
-CUZK_DEV_PARAMS(bn254_fq_dparams, bn254_fq_params, 8, CUZK_L32x4, true)
+CUZK_DEV_PARAMS(bn254_fq_dparams, bn254_fq_params, 8, CUZK_L32x4, false)
 CUZK_DEV_PARAMS(bn254_fr_dparams, bn254_fr_params, 8, CUZK_L32x4, true)
 CUZK_DEV_PARAMS(bls12_381_fq_dparams, bls12_381_fq_params, 12, CUZK_L32x6, false)
 CUZK_DEV_PARAMS(bls12_381_fr_dparams, bls12_381_fr_params, 8, CUZK_L32x4, true)

@@ -129,8 +129,7 @@ static __global__ void plan_chunks_kernel(const uint32_t* maxc, const uint32_t* 
 // goes straight to its bucket; the chunk's first run, when it began in an earlier chunk, to heads[t];
 // its last run, when it goes on into the next chunk, to tails[t] (also when it is the only run and
 // began earlier: a "through" chunk, joined by the chunk where the run began).
-// MIN_BLOCKS: blocks of 128 per SM that ptxas must fit. Fq2 points (G2) take ~250 registers unbounded,
-// 2 blocks (8 warps) per SM, few to hide the multiply chains' latency; 3 blocks cost ~200 bytes of spill.
+// MIN_BLOCKS: blocks of 128 per SM that ptxas must fit (see accumulate_blocks_of).
 template <class DF, int MIN_BLOCKS>
 __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_kernel(const daffine_t<DF>* pts, const uint32_t* keys,
                                                          const uint32_t* vals, const uint32_t* e_p,
@@ -285,15 +284,15 @@ inline uint32_t& window_override() {
 }
 
 // Minimum blocks of 128 per SM the accumulation kernel is compiled for, per field (benchmarks may set
-// it to another of accumulate_block_choices): it bounds the kernel's registers (65536 per SM / (128 ·
-// blocks)), so more warps hide the multiply chains' latency. ptxas (CUDA 13, sm_90): BN254 G1 222
-// registers unbounded (2 blocks fit), 119 at 4 blocks, 96 at 5 (80 with spills at 6); BLS12-381 G1
-// 242 / 160 at 3 (its 12-limb multiplies are calls); BN254 G2 ~250 unbounded, 168 at 3 (~200 bytes of
-// spill), 128 at 4 (630 bytes). Measured (gpu_selftest bench, H200, 2^24 / 2^20 ms): BN254 G1 1 → 5
-// blocks 99.3 → 97.8 / 9.01 → 8.90 (4: 104.7, worse); BLS12-381 G1 1 → 3 180.1 → 169.7 / 15.5 → 14.6;
-// BN254 G2 1 → 3 437.7 → 328.6 / 39.8 → 31.2. More warps barely help G1: its accumulation is bound by
-// the multiply instructions' issue, not their latency. BLS12-381 G2 stays unbounded (603 against 637 ms
-// at 3).
+// it to another of accumulate_blocks_of's choices, or CUZK_GPU_ACC_BLOCKS): it bounds the kernel's
+// registers (65536 per SM / (128 · blocks)), so more warps hide the multiply chains' latency, at the
+// price of spills when the bound is tight. With the Fq multiply a call (field/mont.cuh), ptxas (CUDA 13,
+// sm_90): BN254 G1 162 registers unbounded, 124 at 4 blocks, 96 at 5 (a few bytes of spill); BN254 G2
+// 188 unbounded, 168 at 3 (14 bytes of spill); BLS12-381 G1 242 / 160 at 3. Measured (gpu_selftest
+// bench, H200, 2^24 / 2^20 ms): BN254 G1 1 / 4 / 5 blocks 86.9 / 83.4 / 84.7 and 7.57 / 7.44 / 7.55;
+// BN254 G2 1 / 3 255.1 / 266.0 and 22.9 / 23.7; BLS12-381 G1 1 / 3 179.8 / 171.2 and 15.4 / 14.8.
+// (With the multiply inlined, G2 needed the bound: 437.7 unbounded against 328.6 at 3.) BLS12-381 G2
+// stays unbounded (603 against 637 ms at 3).
 template <class DF>
 struct accumulate_blocks_of {
   static constexpr int choices[1] = {1};
@@ -302,7 +301,7 @@ struct accumulate_blocks_of {
 template <>
 struct accumulate_blocks_of<dev::bn254_fq_t> {
   static constexpr int choices[3] = {1, 4, 5};
-  static constexpr int initial = 5;
+  static constexpr int initial = 4;
 };
 template <>
 struct accumulate_blocks_of<dev::bls12_381_fq_t> {
@@ -312,7 +311,7 @@ struct accumulate_blocks_of<dev::bls12_381_fq_t> {
 template <>
 struct accumulate_blocks_of<dev::bn254_fq2_t> {
   static constexpr int choices[2] = {1, 3};
-  static constexpr int initial = 3;
+  static constexpr int initial = 1;
 };
 // CUZK_GPU_ACC_BLOCKS=N (read once; a measuring knob) starts every field whose choices include N at N.
 template <class DF>
