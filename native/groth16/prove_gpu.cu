@@ -11,6 +11,7 @@
 #include "../ntt/ntt.cuh"
 #include "synth_gpu.cuh"
 
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -163,18 +164,41 @@ void gpu_key_release(const cuzk_key* key) {
 }
 
 // When the witness MSMs start (CUZK_GPU_OVERLAP, read once; a measuring knob): "streams" (default) on
-// their own stream as soon as the witness is in, beside synthesis and the transforms; "after-ntt" on
-// their own stream once the transforms are done (beside the H MSM only); "serial" after everything
-// else, which shows each side's own time (a 2^20 proof: 2.9 ms of transforms, 54.9 ms of MSMs).
-enum class overlap_t { streams, after_ntt, serial };
+// their own stream as soon as the witness is in, beside synthesis and the transforms; "sort-beside"
+// the same, but their first accumulation waits for the transforms (an accumulation's blocks hold an
+// SM's registers for milliseconds, so transform kernels queued beside them wait); "after-ntt" on their
+// own stream once the transforms are done (beside the H MSM only); "serial" after everything else,
+// which shows each side's own time.
+enum class overlap_t { streams, sort_beside, after_ntt, serial };
 overlap_t overlap_mode() {
   static const overlap_t m = [] {
     const char* v = std::getenv("CUZK_GPU_OVERLAP");
     std::string s = v ? v : "";
-    return s == "serial" ? overlap_t::serial : s == "after-ntt" ? overlap_t::after_ntt : overlap_t::streams;
+    return s == "serial"        ? overlap_t::serial
+           : s == "after-ntt"   ? overlap_t::after_ntt
+           : s == "sort-beside" ? overlap_t::sort_beside
+                                : overlap_t::streams;
   }();
   return m;
 }
+
+// Opened once by one thread, waited for by another.
+struct gate_t {
+  std::mutex m;
+  std::condition_variable cv;
+  bool open = false;
+  void release() {
+    {
+      std::lock_guard<std::mutex> lk(m);
+      open = true;
+    }
+    cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lk(m);
+    cv.wait(lk, [&] { return open; });
+  }
+};
 
 template <class C>
 void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witness, const uint8_t* r, const uint8_t* s,
@@ -215,6 +239,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   jacobian_t<G1> g1[4];
   jacobian_t<G2> b2;
   std::exception_ptr w_err;
+  gate_t ntt_recorded;  // sort-beside: ev_ntt is recorded (or the main stream failed before it)
   CUZK_CUDA_OK(cudaStreamWaitEvent(st_w, ev_w, 0));
   auto witness_msms = [&] {
     try {
@@ -228,7 +253,12 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
       {
         dev_arena_t ar_b(st_w);
         const msm_gpu::msm_scalars_t wit_b = msm_gpu::msm_scalars(ar_b, w32, d.n_vars, kd->b_present);
-        b2 = msm_planned<G2>(ar_b, static_cast<const affine_t<G2>*>(kd->b2), wit_b);
+        cudaEvent_t accumulate_after = nullptr;
+        if (mode == overlap_t::sort_beside) {
+          ntt_recorded.wait();
+          accumulate_after = ev_ntt;
+        }
+        b2 = msm_planned<G2>(ar_b, static_cast<const affine_t<G2>*>(kd->b2), wit_b, accumulate_after);
         check_cancel(cancel, "msm_b1");
         g1[1] = msm_planned<G1>(ar_b, pts1(kd->b1), wit_b);
       }
@@ -247,7 +277,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
     }
   };
   std::thread w_thread;
-  if (mode == overlap_t::streams) w_thread = std::thread(witness_msms);
+  if (mode == overlap_t::streams || mode == overlap_t::sort_beside) w_thread = std::thread(witness_msms);
   std::exception_ptr main_err;
   try {
     auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
@@ -263,6 +293,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
     h_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(d_t), dv(d_a), dv(d_b), dv(d_c), n);
     CUZK_CUDA_LAUNCHED();
     ev_ntt.record(st);
+    ntt_recorded.release();
     if (mode == overlap_t::after_ntt) {
       CUZK_CUDA_OK(cudaStreamWaitEvent(st_w, ev_ntt, 0));
       w_thread = std::thread(witness_msms);
@@ -273,6 +304,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
     st.sync();
   } catch (...) {
     main_err = std::current_exception();
+    ntt_recorded.release();
   }
   if (w_thread.joinable()) w_thread.join();
   else if (!main_err) witness_msms();
