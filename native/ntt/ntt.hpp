@@ -158,19 +158,13 @@ void run_high_group(F* const* vecs, size_t nvec, const stage_plan_t<F>& p, uint3
   });
 }
 
-template <class F, bool dit>
-void run_stages(F* a, uint32_t lg_n, bool inverse) {
+// One DIF transform: the high groups from the top, then the low stages block by block.
+template <class F>
+void run_dif(F* a, uint32_t lg_n, bool inverse) {
   if (lg_n == 0) return;
   stage_plan_t<F> p(lg_n, inverse);
-  auto low = [&] {
-    thread_pool::global().parallel_for(p.nblocks(), [&](size_t b) { block_stages<F, dit>(a + (b << p.g0), p.g0, p.small); });
-  };
-  if (dit) low();
-  for (size_t k = 0; k < p.high.size(); k++) {
-    auto [lg_lo, g] = p.high[dit ? k : p.high.size() - 1 - k];
-    run_high_group<F, dit>(&a, 1, p, lg_lo, g);
-  }
-  if (!dit) low();
+  for (size_t k = p.high.size(); k-- > 0;) run_high_group<F, false>(&a, 1, p, p.high[k].first, p.high[k].second);
+  thread_pool::global().parallel_for(p.nblocks(), [&](size_t b) { block_stages<F, false>(a + (b << p.g0), p.g0, p.small); });
 }
 
 inline uint32_t reverse_bits(uint32_t x, uint32_t lg) {
@@ -184,13 +178,10 @@ inline uint32_t reverse_bits(uint32_t x, uint32_t lg) {
 
 }  // namespace ntt_detail
 
-// Natural order in, bit-reversed out; unscaled (the inverse one uses ω^-1 and omits 1/n).
+// Natural order in, bit-reversed out; unscaled (the inverse one uses ω^-1 and omits 1/n). The DIT
+// direction runs only inside ntt_to_coset.
 template <class F>
-void ntt_dif(F* a, uint32_t lg_n, bool inverse) { ntt_detail::run_stages<F, false>(a, lg_n, inverse); }
-
-// Bit-reversed order in, natural out; unscaled.
-template <class F>
-void ntt_dit(F* a, uint32_t lg_n, bool inverse) { ntt_detail::run_stages<F, true>(a, lg_n, inverse); }
+void ntt_dif(F* a, uint32_t lg_n, bool inverse) { ntt_detail::run_dif<F>(a, lg_n, inverse); }
 
 template <class F>
 void bit_reverse(F* a, uint32_t lg_n) {

@@ -9,6 +9,7 @@ import { constants } from 'node:buffer';
 import koffi from 'koffi';
 import { CuzkError } from '../errors.js';
 import { loadCore } from './load.js';
+import { callAsync } from './native.js';
 import { check, newErrorSlot } from './status.js';
 
 /** cuzk_mem_kind */
@@ -50,73 +51,49 @@ export class NativeBuffer {
     return this.#pinned;
   }
 
-  /** Allocates `byteLength` bytes (contents undefined). Throws E_HOST_OOM when the core cannot. */
-  static alloc(byteLength: number, opts: { pinned?: boolean } = {}): NativeBuffer {
-    const bad = sizeProblem('NativeBuffer.alloc', byteLength);
+  /** cuzk_mem_alloc of `kind`, on this thread; the address. */
+  static #allocKind(what: string, byteLength: number, kind: number): bigint {
+    const bad = sizeProblem(what, byteLength);
     if (bad) throw bad;
-    const { abi } = loadCore();
     const out: bigint[] = [0n];
     const slot = newErrorSlot();
     const stack = new Error();
-    check(abi.mem_alloc(byteLength, opts.pinned ? MEM.pinned : MEM.plain, out, slot), slot, 'cuzk_mem_alloc', stack);
-    return new NativeBuffer(out[0], byteLength, opts.pinned ?? false);
+    check(loadCore().abi.mem_alloc(byteLength, kind, out, slot), slot, 'cuzk_mem_alloc', stack);
+    return out[0]!;
+  }
+
+  /** Allocates `byteLength` bytes (contents undefined). Throws E_HOST_OOM when the core cannot. */
+  static alloc(byteLength: number, opts: { pinned?: boolean } = {}): NativeBuffer {
+    const ptr = NativeBuffer.#allocKind('NativeBuffer.alloc', byteLength, opts.pinned ? MEM.pinned : MEM.plain);
+    return new NativeBuffer(ptr, byteLength, opts.pinned ?? false);
   }
 
   /** A private anonymous mapping (2 MiB-aligned, huge pages advised with CUZK_HUGEPAGES=1; no page touched yet) that
    * pinAsync() can page-lock once it is filled. Throws E_HOST_OOM when the core cannot map it. */
   static allocMapped(byteLength: number): NativeBuffer {
-    const bad = sizeProblem('NativeBuffer.allocMapped', byteLength);
-    if (bad) throw bad;
-    const out: bigint[] = [0n];
-    const slot = newErrorSlot();
-    const stack = new Error();
-    check(loadCore().abi.mem_alloc(byteLength, MEM.mapped, out, slot), slot, 'cuzk_mem_alloc', stack);
-    return new NativeBuffer(out[0]!, byteLength, false, true);
+    return new NativeBuffer(NativeBuffer.#allocKind('NativeBuffer.allocMapped', byteLength, MEM.mapped), byteLength, false, true);
   }
 
   /** alloc() on a koffi worker thread: cudaHostAlloc costs ~0.5-0.8 s/GiB, which must not stall the
    * event loop (the pinned pool grows through this). */
-  static allocAsync(byteLength: number, opts: { pinned?: boolean } = {}): Promise<NativeBuffer> {
+  static async allocAsync(byteLength: number, opts: { pinned?: boolean } = {}): Promise<NativeBuffer> {
     const bad = sizeProblem('NativeBuffer.allocAsync', byteLength);
-    if (bad) return Promise.reject(bad);
-    const { abi } = loadCore();
+    if (bad) throw bad;
     const out: bigint[] = [0n];
-    const slot = newErrorSlot();
-    const stack = new Error();
-    return new Promise((resolve, reject) => {
-      abi.mem_alloc.async(byteLength, opts.pinned ? MEM.pinned : MEM.plain, out, slot, (err: unknown, status: number) => {
-        if (err) return reject(err);
-        try {
-          check(status, slot, 'cuzk_mem_alloc', stack);
-          resolve(new NativeBuffer(out[0]!, byteLength, opts.pinned ?? false));
-        } catch (e) {
-          reject(e);
-        }
-      });
-    });
+    const kind = opts.pinned ? MEM.pinned : MEM.plain;
+    await callAsync('cuzk_mem_alloc', (slot, cb) => loadCore().abi.mem_alloc.async(byteLength, kind, out, slot, cb));
+    return new NativeBuffer(out[0]!, byteLength, opts.pinned ?? false);
   }
 
   /** Page-locks a mapped buffer in place, on a koffi worker thread (a no-op in the CPU build or
    * without a GPU, but `pinned` is then true all the same, as for alloc({ pinned })). E_HOST_OOM when
    * the system will not lock it (memlock limit). */
-  pinAsync(): Promise<void> {
-    if (!this.mapped) return Promise.reject(new CuzkError('E_INVALID_ARG', 'NativeBuffer.pinAsync: only a mapped buffer (allocMapped) can be pinned in place'));
-    if (this.#pinned) return Promise.resolve();
+  async pinAsync(): Promise<void> {
+    if (!this.mapped) throw new CuzkError('E_INVALID_ARG', 'NativeBuffer.pinAsync: only a mapped buffer (allocMapped) can be pinned in place');
+    if (this.#pinned) return;
     const ptr = this.pointer;
-    const slot = newErrorSlot();
-    const stack = new Error();
-    return new Promise((resolve, reject) => {
-      loadCore().abi.mem_pin.async(ptr, slot, (err: unknown, status: number) => {
-        if (err) return reject(err);
-        try {
-          check(status, slot, 'cuzk_mem_pin', stack);
-          this.#pinned = true;
-          resolve();
-        } catch (e) {
-          reject(e);
-        }
-      });
-    });
+    await callAsync('cuzk_mem_pin', (slot, cb) => loadCore().abi.mem_pin.async(ptr, slot, cb));
+    this.#pinned = true;
   }
 
   get bytes(): Uint8Array {
@@ -149,25 +126,13 @@ export class NativeBuffer {
     this.#ptr = 0n;
   }
 
-  /** release() on a koffi worker thread (cudaFreeHost costs ~0.1 s/GiB). The view is detached at once. */
+  /** release() on a koffi worker thread (cudaFreeHost costs ~0.1 s/GiB). The buffer is unusable at once. */
   releaseAsync(): Promise<void> {
     if (!this.#live) return Promise.resolve();
     this.#live = false;
     this.#bytes = undefined;
     const ptr = this.#ptr;
     this.#ptr = 0n;
-    const slot = newErrorSlot();
-    const stack = new Error();
-    return new Promise((resolve, reject) => {
-      loadCore().abi.mem_free.async(ptr, slot, (err: unknown, status: number) => {
-        if (err) return reject(err);
-        try {
-          check(status, slot, 'cuzk_mem_free', stack);
-          resolve();
-        } catch (e) {
-          reject(e);
-        }
-      });
-    });
+    return callAsync('cuzk_mem_free', (slot, cb) => loadCore().abi.mem_free.async(ptr, slot, cb));
   }
 }

@@ -4,13 +4,13 @@
 // On an ADX machine this file also runs the field, curve and MSM suites again in a child process
 // with CUZK_NO_ASM=1, so every run checks both paths.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { FIELD, FIELD_OP, fieldImpl, fieldOp } from '../../src/ffi/native.js';
 import { concat, fromLe, toLe } from '../helpers/lem.js';
 import { MODULI, pow, primeField, type CurveName } from '../helpers/ref-field.js';
+import { runSuitesInChild } from '../helpers/child-suites.js';
 import { createRng } from '../helpers/rng.js';
 
 const rng = createRng();
@@ -141,16 +141,8 @@ describe('field arithmetic selection', () => {
 
   const suites = ['field-asm', 'field', 'curve', 'msm'].map((s) => fileURLToPath(new URL(`./${s}.test.ts`, import.meta.url)));
   it('passes the field, curve and MSM suites on the generic path (child, CUZK_NO_ASM=1)', { skip: forcedGeneric || fieldImpl() === 'generic' }, () => {
-    // without NODE_TEST_CONTEXT, which node sets for the files it runs: the child would otherwise
-    // report to this process's runner instead of running its own
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=tap', ...suites], {
-      encoding: 'utf8',
-      env: { ...env, CUZK_NO_ASM: '1', CUZK_TEST_SEED: String(rng.seed) },
-      maxBuffer: 1 << 26,
-    });
-    const failures = r.stdout.split('\n').filter((l) => /^\s*not ok /.test(l)).join('\n');
-    assert.equal(r.status, 0, `child with CUZK_NO_ASM=1 failed:\n${failures}\n${r.stderr}`);
+    const r = runSuitesInChild(suites, { CUZK_NO_ASM: '1', CUZK_TEST_SEED: String(rng.seed) });
+    assert.equal(r.status, 0, `child with CUZK_NO_ASM=1 failed:\n${r.failures}\n${r.stderr}`);
     const passed = Number(/^# pass (\d+)$/m.exec(r.stdout)?.[1] ?? 0);
     assert.ok(passed > 100, `child with CUZK_NO_ASM=1 ran only ${passed} tests:\n${r.stdout.slice(-2000)}`);
   });

@@ -6,7 +6,6 @@
 // and 0 / 1 scalars, against @noble/curves; the divsteps inversion both flushes use. On an IFMA machine the MSM suites run again in a child
 // with CUZK_NO_IFMA=1: both paths then give the reference's bytes, i.e. the same bytes.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import { FIELD, FIELD_OP, GROUP, batchMul, debugFq8Op, debugIfma, fieldOp, getTh
 import { concat, fromLe, toLe } from '../helpers/lem.js';
 import { refGroup, type RefGroup } from '../helpers/ref-curve.js';
 import { MODULI, pow, primeField } from '../helpers/ref-field.js';
+import { runSuitesInChild } from '../helpers/child-suites.js';
 import { createRng } from '../helpers/rng.js';
 
 const rng = createRng();
@@ -170,16 +170,8 @@ describe('IFMA path selection', () => {
 
   const suites = ['ifma', 'msm'].map((s) => fileURLToPath(new URL(`./${s}.test.ts`, import.meta.url)));
   it('the MSM suites pass on the scalar flush too (child, CUZK_NO_IFMA=1)', { skip: forcedOff || !ifma }, () => {
-    // without NODE_TEST_CONTEXT, which node sets for the files it runs: the child would otherwise
-    // report to this process's runner instead of running its own
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=tap', ...suites], {
-      encoding: 'utf8',
-      env: { ...env, CUZK_NO_IFMA: '1', CUZK_TEST_SEED: String(rng.seed) },
-      maxBuffer: 1 << 26,
-    });
-    const failures = r.stdout.split('\n').filter((l) => /^\s*not ok /.test(l)).join('\n');
-    assert.equal(r.status, 0, `child with CUZK_NO_IFMA=1 failed:\n${failures}\n${r.stderr}`);
+    const r = runSuitesInChild(suites, { CUZK_NO_IFMA: '1', CUZK_TEST_SEED: String(rng.seed) });
+    assert.equal(r.status, 0, `child with CUZK_NO_IFMA=1 failed:\n${r.failures}\n${r.stderr}`);
     assert.match(r.stdout, /^\s*ok \d+ - is off under CUZK_NO_IFMA=1$/m, 'the child did not run with the IFMA path off');
   });
 });
