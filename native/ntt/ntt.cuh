@@ -1,12 +1,12 @@
 // GPU NTT over Fr, the transform of ntt/ntt.hpp (ffjavascript's Fr.fft / Fr.ifft, cuzk.h flags):
-// Gentleman-Sande (DIF) stages, natural order in and bit-reversed out, then one pass that permutes to
-// natural order and applies the inverse's 1/n and coset powers (and Montgomery conversion) on the way.
-// The stages run in passes of up to 10 in shared memory (dif_pass_kernel): a pass over stages
-// lo..lo+k-1 touches each element once, so a 2^24 transform reads and writes memory 3 times, not 24;
-// the forward coset scaling and the Montgomery conversion ride on the first pass's loads. Twiddles
-// come from one cached table T[k] = ω_N^k, k < N/2, of the largest size seen: stage m reads
-// ω_2m^j = T[j·N/2m], and inverse stages use ω_2m^-j = -ω_2m^(m-j). Powers g^j (coset) are two small
-// tables multiplied, cached per device and size like the twiddles.
+// Gentleman-Sande (DIF) stages, natural order in and bit-reversed out; the last pass stores each
+// element at its natural-order place and applies the inverse's 1/n and coset powers (and Montgomery
+// conversion) on the way. The stages run in passes of up to 10 in shared memory (dif_pass_kernel): a
+// pass over stages lo..lo+k-1 touches each element once, so a 2^24 transform reads and writes memory 3
+// times, not 24. The forward coset scaling and the Montgomery conversion ride on the first pass's
+// loads. Twiddles come from one cached table T[k] = ω_N^k, k < N/2, of the largest size seen: stage m
+// reads ω_2m^j = T[j·N/2m], and inverse stages use ω_2m^-j = -ω_2m^(m-j). Powers g^j (coset) are two
+// small tables multiplied, cached per device and size like the twiddles.
 #pragma once
 #include <cstring>
 #include <map>
@@ -50,22 +50,12 @@ __global__ void pow_table_kernel(DF* out, size_t count, const DF* lo, const DF* 
   if (j < count) out[j] = pow_at(lo, hi, lo_bits, uint32_t(j));
 }
 
-// DIF butterfly on (u, v) with twiddle index j of a stage of half-size 2^lg_m.
-template <class DF>
-__device__ __forceinline__ void dif_bfly(DF& u, DF& v, uint32_t j, uint32_t lg_m, const DF* tw, uint32_t tw_lg,
-                                         bool inverse) {
-  DF s = u + v;
-  if (j == 0) {
-    v = u - v;
-  } else if (!inverse) {
-    v = (u - v) * tw[size_t(j) << (tw_lg - lg_m - 1)];
-  } else {
-    v = (v - u) * tw[size_t((1u << lg_m) - j) << (tw_lg - lg_m - 1)];
-  }
-  u = s;
-}
-
 constexpr uint32_t pass_threads = 256;
+
+// Shared-memory slot of tile element e: one spare slot per 8, so the threads of a warp in the low
+// stages (pairs 1, 2, 4 elements apart, 32-byte elements) spread over the banks.
+__device__ __forceinline__ uint32_t slot(uint32_t e) { return e + (e >> 3); }
+__host__ __device__ constexpr size_t pass_slots(size_t tile) { return tile + tile / 8; }
 
 // Optional work on a pass's loads (the first pass only): to Montgomery form, times g^index (coset).
 template <class DF>
@@ -75,14 +65,33 @@ struct load_prep_t {
   uint32_t lo_bits = 0;
 };
 
+// The last pass's stores (the transform's finish, so no separate permutation pass reads and writes
+// the vector again): element i goes to out[rev(i)] (natural order), times |c| (mode 1) or the tables
+// at rev(i) (mode 2: n^-1·g^-r for the inverse coset, n^-1 folded into hi), then from_mont if asked.
+// Null |out|: the pass writes back in place.
+template <class DF>
+struct store_prep_t {
+  DF* out = nullptr;
+  uint32_t lg_n = 0;
+  int mode = 0;
+  DF c;
+  const DF *lo = nullptr, *hi = nullptr;
+  uint32_t lo_bits = 0;
+  bool from_mont = false;
+};
+
 // Stages of half-size 2^(lo+k-1) .. 2^lo. Their butterflies pair elements that differ only in index
 // bits lo..lo+k-1, so the 2^k elements sharing the other bits are one independent group; a block takes
 // 2^lg_t groups with consecutive low bits (a tile of 2^k rows × 2^lg_t columns, so each row of the tile
-// is 2^lg_t adjacent elements in memory), runs the k stages in shared memory, and writes the tile back.
+// is 2^lg_t adjacent elements in memory), runs the k stages in shared memory, and writes the tile back,
+// or (the last pass, |fin|.out) to the elements' final places. One butterfly per thread per stage:
+// running two or three stages per round trip in registers (4 or 8 elements a thread) measured 25% and
+// 140% slower at 2^24 (176-182 registers, too few warps for the multiply chains; bench/RESULTS.md).
+// 4 blocks per SM (<= 64 registers): 6.38 against 7.39 ms at 2^24 with the separate permutation pass.
 template <class DF>
-__global__ void __launch_bounds__(pass_threads) dif_pass_kernel(DF* a, uint32_t lo, uint32_t k, uint32_t lg_t,
-                                                                const DF* tw, uint32_t tw_lg, bool inverse,
-                                                                load_prep_t<DF> prep) {
+__global__ void __launch_bounds__(pass_threads, 4) dif_pass_kernel(DF* a, uint32_t lo, uint32_t k, uint32_t lg_t,
+                                                                   const DF* tw, uint32_t tw_lg, bool inverse,
+                                                                   load_prep_t<DF> prep, store_prep_t<DF> fin) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   DF* x = reinterpret_cast<DF*>(smem_raw);
   const uint32_t cols = 1u << lg_t, tile = cols << k;
@@ -94,32 +103,48 @@ __global__ void __launch_bounds__(pass_threads) dif_pass_kernel(DF* a, uint32_t 
     DF v = a[addr];
     if (prep.to_mont) v = v.to_mont();
     if (prep.lo) v = v * pow_at(prep.lo, prep.hi, prep.lo_bits, uint32_t(addr));
-    x[e] = v;
+    x[slot(e)] = v;
   }
   __syncthreads();
   for (uint32_t s = k; s-- > 0;) {
-    const uint32_t m = 1u << s;
+    const uint32_t m = 1u << s, lgm = lo + s, shift = tw_lg - lgm - 1;
     for (uint32_t t = threadIdx.x; t < tile / 2; t += blockDim.x) {
       uint32_t col = t & (cols - 1), bt = t >> lg_t;
       uint32_t j = bt & (m - 1), r = ((bt >> s) << (s + 1)) | j;
       uint32_t jg = (j << lo) | uint32_t((g_lo << lg_t) | col);  // index within the global stage
-      DF u = x[(r << lg_t) | col], v = x[((r + m) << lg_t) | col];
-      dif_bfly(u, v, jg, lo + s, tw, tw_lg, inverse);
-      x[(r << lg_t) | col] = u;
-      x[((r + m) << lg_t) | col] = v;
+      uint32_t iu = slot((r << lg_t) | col), iv = slot(((r + m) << lg_t) | col);
+      DF u = x[iu], v = x[iv];
+      x[iu] = u + v;
+      // inverse stages: (u - v)·ω^-j = (v - u)·ω^(m-j), as ω_2m^m = -1
+      if (jg == 0) x[iv] = u - v;
+      else if (!inverse) x[iv] = (u - v) * tw[size_t(jg) << shift];
+      else x[iv] = (v - u) * tw[size_t((1u << lgm) - jg) << shift];
     }
     __syncthreads();
   }
-  for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) a[base + (size_t(e >> lg_t) << lo) + (e & (cols - 1))] = x[e];
+  for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
+    size_t addr = base + (size_t(e >> lg_t) << lo) + (e & (cols - 1));
+    DF v = x[slot(e)];
+    if (!fin.out) {
+      a[addr] = v;
+      continue;
+    }
+    uint32_t r = fin.lg_n ? __brev(uint32_t(addr)) >> (32 - fin.lg_n) : 0;
+    if (fin.mode == 1) v = v * fin.c;
+    else if (fin.mode == 2) v = v * pow_at(fin.lo, fin.hi, fin.lo_bits, r);
+    if (fin.from_mont) v = v.from_mont();
+    fin.out[r] = v;
+  }
 }
 
 // The passes of a 2^lg_n transform: as few as possible (<= 10 stages, 2 columns; the last pass, over
-// contiguous elements, <= 11 stages, 1 column), with the stages spread evenly.
+// contiguous elements, <= 11 stages, 1 column), with the stages spread evenly; the last stores
+// through |fin|.
 template <class DF>
 void dif_passes(DF* a, uint32_t lg_n, const DF* tw, uint32_t tw_lg, bool inverse, load_prep_t<DF> prep,
-                cudaStream_t st) {
-  constexpr uint32_t max_smem = 65536;
-  static_assert((size_t(1) << 11) * sizeof(DF) <= max_smem, "an 11-stage tile must fit in 64 KiB");
+                const store_prep_t<DF>& fin, cudaStream_t st) {
+  constexpr uint32_t max_smem = uint32_t(pass_slots(size_t(1) << 11) * sizeof(DF));
+  static_assert(max_smem <= 227 * 1024, "an 11-stage tile must fit in shared memory");
   static bool attr_set[64] = {};  // the attribute is per device; setting it twice is harmless
   int device = 0;
   CUZK_CUDA_OK(cudaGetDevice(&device));
@@ -127,7 +152,6 @@ void dif_passes(DF* a, uint32_t lg_n, const DF* tw, uint32_t tw_lg, bool inverse
     CUZK_CUDA_OK(cudaFuncSetAttribute(dif_pass_kernel<DF>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
     attr_set[device & 63] = true;
   }
-  // passes: the last (contiguous elements) may take 11 stages, the others 10; spread evenly
   uint32_t npass = lg_n <= 11 ? 1 : 1 + (lg_n - 11 + 9) / 10;
   uint32_t base = lg_n / npass, rem = lg_n % npass, done = 0;  // stages already run, from the top
   for (uint32_t p = 0; p < npass; p++) {
@@ -136,26 +160,12 @@ void dif_passes(DF* a, uint32_t lg_n, const DF* tw, uint32_t tw_lg, bool inverse
     size_t tile = size_t(1) << (k + lg_t);
     unsigned blocks = unsigned((size_t(1) << lg_n) / tile);
     unsigned threads = unsigned(std::min<size_t>(pass_threads, std::max<size_t>(tile / 2, 1)));
-    dif_pass_kernel<DF><<<blocks, threads, tile * sizeof(DF), st>>>(a, lo, k, lg_t, tw, tw_lg, inverse,
-                                                                    p == 0 ? prep : load_prep_t<DF>{});
+    dif_pass_kernel<DF><<<blocks, threads, pass_slots(tile) * sizeof(DF), st>>>(
+        a, lo, k, lg_t, tw, tw_lg, inverse, p == 0 ? prep : load_prep_t<DF>{},
+        p + 1 == npass ? fin : store_prep_t<DF>{});
     CUZK_CUDA_LAUNCHED();
     done += k;
   }
-}
-
-// out[rev(i)] = in[i] · scale(rev(i)), then from_mont?; scale = 1 (mode 0), |c| (mode 1), or the
-// tables (mode 2: n^-1·g^-r for the inverse coset, n^-1 folded into hi).
-template <class DF>
-__global__ void finish_kernel(const DF* in, DF* out, uint32_t lg_n, int mode, DF c, const DF* lo, const DF* hi,
-                              uint32_t lo_bits, bool from_mont) {
-  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= (size_t(1) << lg_n)) return;
-  uint32_t r = lg_n ? __brev(uint32_t(i)) >> (32 - lg_n) : 0;
-  DF x = in[i];
-  if (mode == 1) x = x * c;
-  else if (mode == 2) x = x * pow_at(lo, hi, lo_bits, r);
-  if (from_mont) x = x.from_mont();
-  out[r] = x;
 }
 
 // The cached twiddle table of F on the current device for transforms up to 2^lg (one per device:
@@ -250,28 +260,24 @@ void ntt_device(F* d_in, F* d_out, uint32_t lg_n, bool inverse, bool coset, bool
     prep.hi = ct.hi;
     prep.lo_bits = ct.lo_bits;
   }
-  dif_passes<DF>(a, lg_n, tw, tw_lg, inverse, prep, st);
-  int mode = 0;
-  F c = F::one();
-  const DF *lo = nullptr, *hi = nullptr;
-  uint32_t lo_bits = 0;
+  store_prep_t<DF> fin;
+  fin.out = reinterpret_cast<DF*>(d_out);
+  fin.lg_n = lg_n;
+  fin.from_mont = std_io;
   if (inverse) {
     if (coset) {
       const coset_table_t<DF>& ct = coset_tables<F>(lg_n, true);
-      lo = ct.lo;
-      hi = ct.hi;
-      lo_bits = ct.lo_bits;
-      mode = 2;
+      fin.lo = ct.lo;
+      fin.hi = ct.hi;
+      fin.lo_bits = ct.lo_bits;
+      fin.mode = 2;
     } else {
-      c = F::from_u64(n).inv();
-      mode = 1;
+      F c = F::from_u64(n).inv();
+      std::memcpy(&fin.c, &c, sizeof fin.c);
+      fin.mode = 1;
     }
   }
-  DF dc;
-  std::memcpy(&dc, &c, sizeof dc);
-  finish_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(a, reinterpret_cast<DF*>(d_out), lg_n, mode, dc, lo, hi,
-                                                      lo_bits, std_io);
-  CUZK_CUDA_LAUNCHED();
+  dif_passes<DF>(a, lg_n, tw, tw_lg, inverse, prep, fin, st);
 }
 
 // In place on host memory (standard form in and out): upload, ntt_device, download.

@@ -1,6 +1,7 @@
 // gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
 // CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
-// msm ntt synth prove bench provebench fixedbase. One line per check, a summary table last, exit 1 on any failure; env SEED.
+// msm ntt synth prove bench provebench fixedbase nttbench (the NTT timings alone). One line per check,
+// a summary table last, exit 1 on any failure; env SEED.
 // Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
 // compiles this file to nothing).
 #ifdef CUZK_SELFTEST_MAIN
@@ -116,6 +117,75 @@ void test_field(const char* name) {
   CUZK_CUDA_OK(cudaFree(dout));
 }
 
+// The base multiply's throughput: each thread a dependent chain x <- x·y (2^20 threads, every SM
+// busy), checked against the host for the first threads. The MSM and NTT kernels are bound by it
+// (bench/RESULTS.md: ~90% of the IMAD pipe's rate, IMAD.HI issuing at half rate).
+template <class DF>
+__global__ void mul_chain_kernel(const DF* a, const DF* b, DF* out, size_t n, int len) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  DF x = a[i], y = b[i];
+#pragma unroll 1
+  for (int k = 0; k < len; k++) x = DF::mul(x, y);
+  out[i] = x;
+}
+
+template <class HF>
+void bench_mul(const char* name) {
+  using DF = gpu_t<HF>;
+  const size_t n = size_t(1) << 20, checked = 64;
+  const int len = 256;
+  std::mt19937_64 g(seed() ^ 0x77a1);
+  std::vector<HF> a(n), b(n), got(n);
+  for (size_t i = 0; i < n; i++) rand_field(a[i], g), rand_field(b[i], g);
+  DF *da, *db, *dout;
+  cudaEvent_t e0, e1;
+  CUZK_CUDA_OK(cudaMalloc(&da, n * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMalloc(&db, n * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMalloc(&dout, n * sizeof(DF)));
+  CUZK_CUDA_OK(cudaMemcpy(da, a.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
+  CUZK_CUDA_OK(cudaMemcpy(db, b.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
+  CUZK_CUDA_OK(cudaEventCreate(&e0));
+  CUZK_CUDA_OK(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int rep = 0; rep < 4; rep++) {  // the first is a warm-up
+    CUZK_CUDA_OK(cudaEventRecord(e0));
+    mul_chain_kernel<DF><<<ceil_div(n, 128), 128>>>(da, db, dout, n, len);
+    CUZK_CUDA_LAUNCHED();
+    CUZK_CUDA_OK(cudaEventRecord(e1));
+    CUZK_CUDA_OK(cudaEventSynchronize(e1));
+    float f;
+    CUZK_CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
+    if (rep) t.push_back(f);
+  }
+  CUZK_CUDA_OK(cudaMemcpy(got.data(), dout, n * sizeof(DF), cudaMemcpyDeviceToHost));
+  size_t bad = 0;
+  for (size_t i = 0; i < checked; i++) {
+    HF x = a[i];
+    for (int k = 0; k < len; k++) x = x * b[i];
+    bad += std::memcmp(&x, &got[i], sizeof(HF)) != 0;
+  }
+  report(bad == 0, std::string("field ") + name + " mul chains == host on " + std::to_string(checked) + " threads: " +
+                       std::to_string(bad) + " mismatches");
+  double ms = median(t);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "mul %-13s 2^20 threads x %d dependent: %.2f ms = %.1f G mul/s", name, len, ms,
+                double(n) * len / ms / 1e6);
+  g_table.push_back(buf);
+  std::printf("%s\n", buf);
+  CUZK_CUDA_OK(cudaEventDestroy(e0));
+  CUZK_CUDA_OK(cudaEventDestroy(e1));
+  CUZK_CUDA_OK(cudaFree(da));
+  CUZK_CUDA_OK(cudaFree(db));
+  CUZK_CUDA_OK(cudaFree(dout));
+}
+
+void bench_muls() {
+  bench_mul<bn254_fr_t>("bn254 Fr");
+  bench_mul<bn254_fq_t>("bn254 Fq");
+  bench_mul<bls12_381_fq_t>("bls12_381 Fq");
+}
+
 void test_fields() {
   test_field<bn254_fq_t, true>("bn254 Fq");
   test_field<bn254_fr_t, true>("bn254 Fr");
@@ -188,9 +258,10 @@ int main(int argc, char** argv) {
   try {
     if (on("field")) test_fields();
     if (on("bench")) bench_h2d();
+    if (on("bench")) bench_muls();
     if (on("msm")) test_msms(on("bench"));
     else if (on("bench")) test_msms(true, true);
-    if (on("ntt") || on("bench")) test_ntts(on("ntt"), on("bench"));
+    if (on("ntt") || on("bench") || on("nttbench")) test_ntts(on("ntt"), on("bench") || on("nttbench"));
     if (on("synth")) test_synths();
     if (on("prove") || on("provebench")) test_proves(on("provebench"));
     if (on("fixedbase")) test_fixed_base();
