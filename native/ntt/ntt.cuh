@@ -111,14 +111,18 @@ __global__ void __launch_bounds__(pass_threads, 4) dif_pass_kernel(DF* a, uint32
     for (uint32_t t = threadIdx.x; t < tile / 2; t += blockDim.x) {
       uint32_t col = t & (cols - 1), bt = t >> lg_t;
       uint32_t j = bt & (m - 1), r = ((bt >> s) << (s + 1)) | j;
-      uint32_t jg = (j << lo) | uint32_t((g_lo << lg_t) | col);  // index within the global stage
       uint32_t iu = slot((r << lg_t) | col), iv = slot(((r + m) << lg_t) | col);
       DF u = x[iu], v = x[iv];
-      x[iu] = u + v;
+      uint32_t jg = (j << lo) | uint32_t((g_lo << lg_t) | col);  // index within the global stage
+      bool one = jg == 0;
+      DF w;
+      if (!one) w = tw[size_t(inverse ? (1u << lgm) - jg : jg) << shift];
+      DF sum = u + v, dif;
       // inverse stages: (u - v)·ω^-j = (v - u)·ω^(m-j), as ω_2m^m = -1
-      if (jg == 0) x[iv] = u - v;
-      else if (!inverse) x[iv] = (u - v) * tw[size_t(jg) << shift];
-      else x[iv] = (v - u) * tw[size_t((1u << lgm) - jg) << shift];
+      if (one) dif = u - v;
+      else dif = (inverse ? v - u : u - v) * w;
+      x[iu] = sum;
+      x[iv] = dif;
     }
     __syncthreads();
   }
