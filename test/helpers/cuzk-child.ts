@@ -1,12 +1,13 @@
 // `cuzk` as a child process from the TypeScript sources (tsx), for tests that need a real daemon
 // process (signals, kill -9, restarts): node --import tsx test/helpers/cuzk-child.ts serve ...
 // With CUZK_TEST_GATE=<file>, every proof waits before its device phase while that file exists
-// (test/helpers/gate.ts): a job stays 'running' until the test removes the file, or is stopped.
+// (test/helpers/gate.ts): a job stays 'running' until the test removes the file, or is stopped; a
+// proof that reaches the gate first writes <file>.held, so a test can wait until the engine holds it.
 // With CUZK_TEST_POOL_GATE=<dir>, the pinned pool's background growth adds chunk i only once
 // <dir>/chunk-<i> exists: a test lets the pool grow one chunk at a time.
 // With CUZK_TEST_MEMINFO=<file>, `cuzk serve`'s memory-aware start reads that file (meminfo's format)
 // instead of /proc/meminfo, at every poll: a test raises MemAvailable by rewriting it.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { setMeminfoSource } from '../../src/server/memory-wait.js';
@@ -18,6 +19,7 @@ const poolGate = process.env.CUZK_TEST_POOL_GATE;
 const hooks: Parameters<typeof setEngineTestHooks>[0] = {};
 if (gate) {
   hooks.beforeDevicePhase = async (_at, signal) => {
+    if (existsSync(gate)) writeFileSync(`${gate}.held`, '');
     while (existsSync(gate) && !signal.aborted) await new Promise((r) => setTimeout(r, 5));
   };
 }

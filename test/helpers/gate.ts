@@ -1,6 +1,6 @@
 // A gate for daemon children (test/helpers/cuzk-child.ts, CUZK_TEST_GATE): while its file exists,
 // every proof waits before its device phase, so a job is 'running' for as long as the test wants.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
@@ -12,6 +12,8 @@ export interface Gate {
   close(): void;
   open(): void;
   remove(): void;
+  /** Resolves once a proof waits at the gate: its job is in a daemon's engine, not only claimed. */
+  untilHeld(timeoutMs?: number): Promise<void>;
 }
 
 const made: Gate[] = [];
@@ -28,6 +30,13 @@ export function makeGate(): Gate {
     close: () => writeFileSync(file, ''),
     open: () => rmSync(file, { force: true }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
+    untilHeld: async (timeoutMs = 30_000) => {
+      const t0 = Date.now();
+      while (!existsSync(`${file}.held`)) {
+        if (Date.now() - t0 > timeoutMs) throw new Error(`no proof reached the gate within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
   };
   g.close();
   made.push(g);

@@ -36,6 +36,9 @@ describe('fleet: a daemon stopping hands its jobs back', { skip, timeout: 120_00
     await a.client.pauseQueue();
     const { job } = await a.client.submit({ key: key.zkey, witnessFiles: [key.wtns] });
     await untilRunning(b.client, job.id);
+    // 'running' in the shared queue means claimed; SIGTERM before B's engine took the job would hand it
+    // back on the claim's own path (the engine refuses it), not as an unfinished job
+    await gate.untilHeld();
     assert.deepEqual(await queryOnce(url, 'SELECT owner, attempt FROM jobs WHERE id = $1', [job.id]), [{ owner: b.id, attempt: 1 }]);
 
     assert.equal(await b.d.stop('SIGTERM'), 0);
