@@ -45,12 +45,15 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** The page's rule, written again: mean busy % of the newest 10 whole 1 s bins, to 0.1. */
+/** The page's rule (static/dashboard/charts.js recentBusy), written again in its order of operations
+ * (mean first, then 100·mean to 0.1: 100·sum/n rounds differently at a .x5 boundary): mean busy % of
+ * the newest 10 whole 1 s bins. */
 function recentBusy(f: Snapshot): Record<string, number> {
   const whole = f.series.t.filter((t) => t + 1000 <= f.at).length;
   return Object.fromEntries(f.series.busy.map((b) => {
     const ys = b.y.slice(Math.max(0, whole - 10), whole);
-    return [b.lane, +((100 * ys.reduce((a, y) => a + y, 0)) / Math.max(1, ys.length)).toFixed(1)];
+    const mean = ys.length ? ys.reduce((a, y) => a + y, 0) / ys.length : 0;
+    return [b.lane, +(100 * mean).toFixed(1)];
   }));
 }
 
