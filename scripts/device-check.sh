@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One run on the GPU machine (see ../shared/device/README.md): build the CUDA core, check it against
 # the CPU core, prove with the CLI and verify with snarkjs, then time. Logs go to $OUT.
-# Usage there: source .device/boot.sh && bash scripts/device-check.sh [build|check|bench|engine|all]
+# Usage there: source .device/boot.sh && bash scripts/device-check.sh [build|check|selftest|sanitize|bench|engine|all]
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
@@ -24,8 +24,19 @@ if [[ $what == check || $what == all ]]; then
     node node_modules/snarkjs/build/cli.cjs groth16 verify $d/vkey.json $OUT/public.json $OUT/proof.json 2>&1 | tail -1
   done
   step test:gpu
-  timeout ${TEST_TIMEOUT:-300} npm run test:gpu -- --require-gpu > "$OUT/test-gpu.log" 2>&1; echo "test:gpu exit $?"
+  timeout ${TEST_TIMEOUT:-480} npm run test:gpu -- --require-gpu > "$OUT/test-gpu.log" 2>&1; echo "test:gpu exit $?"
   grep -E "^# (tests|pass|fail|skipped)|not ok" "$OUT/test-gpu.log" | head -30
+fi
+
+if [[ $what == selftest ]]; then  # the kernels alone: gpu_selftest's checks and timings (SELFTEST=sections)
+  step "gpu_selftest ${SELFTEST:-field inv msm ntt bench}"
+  [[ -f build/native/libcuzk_cpu.so ]] || CUZK_CUDA=0 npm run build:native > "$OUT/build-cpu.log" 2>&1
+  { cmake -S native -B build/selftest -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON && \
+    cmake --build build/selftest -j"$(nproc)" --target gpu_selftest; } > "$OUT/selftest-build.log" 2>&1 || {
+    tail -30 "$OUT/selftest-build.log"; exit 1; }
+  CUZK_CPU_LIB=$PWD/build/native/libcuzk_cpu.so timeout ${SELFTEST_TIMEOUT:-540} build/selftest/tools/gpu_selftest \
+    ${SELFTEST:-field inv msm ntt bench} > "$OUT/selftest.log" 2>&1; echo "gpu_selftest exit $?"
+  sed -n '/==== summary/,$p' "$OUT/selftest.log"
 fi
 
 if [[ $what == sanitize || $what == all ]]; then

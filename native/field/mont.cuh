@@ -19,6 +19,7 @@
 
 #include "bls12_381.hpp"
 #include "bn254.hpp"
+#include "inv_bingcd.hpp"
 
 namespace cuzk {
 namespace dev {
@@ -160,6 +161,21 @@ struct __align__(16) dmont_t {
   }
 
   __device__ __forceinline__ dmont_t sqr() const { return *this * *this; }
+
+  // a^-1 (0 for 0), variable time: public values only (the MSM's batch inversions). The binary GCD of
+  // field/inv_bingcd.hpp inverts the image a·R to a^-1·R^-1, and Montgomery products turn that into
+  // the image a^-1·R: rr·rr = R^3, then y·R^3 = a^-1·R. A call: its loops are long and run once per K adds.
+  __device__ __forceinline__ dmont_t inv() const { return inv_of(*this); }
+  __device__ __noinline__ static dmont_t inv_of(const dmont_t a) {
+    uint32_t m[N];
+#pragma unroll
+    for (size_t i = 0; i < N; i++) m[i] = P::mod(i);
+    dmont_t y, rr;
+    bingcd::invert<int(N)>(y.l, a.l, m, M0, P::BITS);
+#pragma unroll
+    for (size_t i = 0; i < N; i++) rr.l[i] = P::rr(i);
+    return y * (rr * rr);
+  }
   __device__ __forceinline__ dmont_t& operator+=(const dmont_t& b) { return *this = *this + b; }
   __device__ __forceinline__ dmont_t& operator-=(const dmont_t& b) { return *this = *this - b; }
   __device__ __forceinline__ dmont_t& operator*=(const dmont_t& b) { return *this = *this * b; }
@@ -186,11 +202,20 @@ struct __align__(16) dmont_t {
 #define CUZK_L32(a, k) uint32_t(a[k]), uint32_t(a[k] >> 32)
 #define CUZK_L32x4(a) CUZK_L32(a, 0), CUZK_L32(a, 1), CUZK_L32(a, 2), CUZK_L32(a, 3)
 #define CUZK_L32x6(a) CUZK_L32x4(a), CUZK_L32(a, 4), CUZK_L32(a, 5)
+template <class H>
+constexpr uint32_t modulus_bits() {
+  uint32_t b = 0;
+  for (size_t i = 0; i < H::n; i++)
+    for (uint32_t k = 0; k < 64; k++)
+      if (H::p[i] >> k & 1) b = uint32_t(64 * i + k + 1);
+  return b;
+}
 #define CUZK_DEV_PARAMS(name, host, nlimbs, split, inline_mul)                              \
   struct name {                                                                              \
     static constexpr size_t N = nlimbs;                                                      \
     static constexpr uint32_t M0 = uint32_t(host::m0);                                       \
     static constexpr bool INLINE_MUL = inline_mul;                                           \
+    static constexpr uint32_t BITS = modulus_bits<host>();                                   \
     __device__ __forceinline__ static uint32_t mod(size_t i) {                               \
       constexpr uint32_t v[N] = {split(host::p)};                                            \
       return v[i];                                                                           \
@@ -239,6 +264,11 @@ struct dfp2_t {
   __device__ __forceinline__ dfp2_t sqr() const {
     F t = c0 * c1;
     return {(c0 + c1) * (c0 - c1), t.dbl()};
+  }
+  // 1/(a + bu) = (a - bu)/(a^2 + b^2)
+  __device__ __forceinline__ dfp2_t inv() const {
+    F t = (c0.sqr() + c1.sqr()).inv();
+    return {c0 * t, -(c1 * t)};
   }
 };
 

@@ -16,12 +16,7 @@
 #endif
 #endif
 
-// Loops over limbs are unrolled (n is a compile-time constant) so limbs stay in registers.
-#ifdef __CUDACC__
-#define CUZK_UNROLL _Pragma("unroll")
-#else
-#define CUZK_UNROLL _Pragma("GCC unroll 16")
-#endif
+#include "../util/unroll.hpp"  // CUZK_UNROLL: loops over limbs unrolled, so limbs stay in registers
 
 // x86-64 hosts get mulx/adx assembly for +, - and * (field/mont_x86.hpp), picked at load time;
 // the nvcc device pass and other CPUs keep the generic C++ below.

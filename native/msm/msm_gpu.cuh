@@ -6,7 +6,7 @@
 // synchronisation after classification (to size the bucket pass) and one per point set at the end
 // (window sums); the c-bit window combination, ~c·nwin doublings, runs on the host.
 #pragma once
-#include "pippenger.cuh"
+#include "accumulate_affine.cuh"
 
 namespace cuzk {
 namespace msm_gpu {
@@ -98,14 +98,25 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   size_t max_chunks = ceil_div(sd.npairs, size_t(32));  // L >= 32
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
-  // the accumulation kernel this group runs, and the threads of whole waves of it (see plan_chunks_kernel)
-  auto acc = accumulate_for<DF>(accumulate_blocks<DF>());
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
-  plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, accumulate_waves() * resident_threads(acc, 128), chunk_len);
-  CUZK_CUDA_LAUNCHED();
-  if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
-  acc<<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, buckets, heads, tails);
-  CUZK_CUDA_LAUNCHED();
+  auto aff = accumulate_affine_kernel<DF, affine_blocks_of<DF>::value>;
+  const uint32_t aff_threads = accumulate_choice() == acc_xyzz ? 0 : resident_threads(aff, 128);
+  const uint32_t lanes = aff_threads ? affine_lanes_for(sd.npairs, aff_threads) : 0;
+  if (lanes) {  // one wave of threads, |lanes| chunks each
+    plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, lanes * aff_threads, chunk_len);
+    CUZK_CUDA_LAUNCHED();
+    if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
+    aff<<<aff_threads / 128, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, lanes, buckets, heads, tails);
+    CUZK_CUDA_LAUNCHED();
+  } else {
+    // the accumulation kernel this group runs, and the threads of whole waves of it (see plan_chunks_kernel)
+    auto acc = accumulate_for<DF>(accumulate_blocks<DF>());
+    plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, accumulate_waves() * resident_threads(acc, 128), chunk_len);
+    CUZK_CUDA_LAUNCHED();
+    if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
+    acc<<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, buckets, heads, tails);
+    CUZK_CUDA_LAUNCHED();
+  }
   join_chunks_kernel<DF><<<ceil_div(max_chunks, size_t(128)), 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, heads,
                                                                            tails, buckets);
   CUZK_CUDA_LAUNCHED();

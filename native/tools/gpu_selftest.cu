@@ -1,6 +1,6 @@
 // gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
 // CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
-// msm ntt synth prove bench provebench fixedbase nttbench (the NTT timings alone). One line per check,
+// inv msm ntt synth prove bench provebench fixedbase nttbench (the NTT timings alone) invbench. One line per check,
 // a summary table last, exit 1 on any failure; env SEED.
 // Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
 // compiles this file to nothing).
@@ -223,6 +223,7 @@ void bench_h2d() {
 
 #include "selftest_msm.cuh"
 #include "selftest_ntt.cuh"
+#include "selftest_inv.cuh"
 #include "selftest_synth.cuh"
 #include "selftest_groth16.cuh"
 #include "selftest_kprof.cuh"
@@ -257,6 +258,7 @@ int main(int argc, char** argv) {
               (unsigned long long)seed(), thread_pool::global().size(), cpu_ref_t::get().backend());
   try {
     if (on("field")) test_fields();
+    if (on("inv") || on("invbench")) test_invs(on("bench") || on("invbench"));
     if (on("bench")) bench_h2d();
     if (on("bench")) bench_muls();
     if (on("msm")) test_msms(on("bench"));

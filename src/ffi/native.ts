@@ -73,6 +73,53 @@ export function debugFq8Op(op: number, a: Uint8Array, b: Uint8Array, out: Uint8A
   call('cuzk_debug_fq8_op', (s) => loadCore().abi.debug_fq8_op(op, a, b, out, n, s));
 }
 
+/**
+ * Test hook: the GPU MSM's binary-GCD inversion (native/field/inv_bingcd.hpp) compiled for the host, on
+ * n Montgomery images of |field| (0 BN254 Fq, 1 BN254 Fr, 2 BLS12-381 Fq, 3 BLS12-381 Fr); out = images of a^-1.
+ */
+export function debugBingcdInv(field: 0 | 1 | 2 | 3, a: Uint8Array, out: Uint8Array, n: number): void {
+  const n8 = field === 2 ? 48 : 32;
+  need(a, n8 * n, 'debugBingcdInv a');
+  need(out, n8 * n, 'debugBingcdInv out');
+  call('cuzk_debug_bingcd_inv', (s) => loadCore().abi.debug_bingcd_inv(field, a, out, n, s));
+}
+
+/** The sorted pairs and chunking of one run of the batch-affine lanes (debugAffineLanes). */
+export interface AffineLanesJob {
+  curve: CurveName;
+  group: 'g1' | 'g2';
+  /** LEM affine points, all-zero = infinity. */
+  points: Uint8Array;
+  keys: Uint32Array;
+  /** Point index, bit 31 = negated. */
+  vals: Uint32Array;
+  chunkLen: number;
+  threads: number;
+  lanes: number;
+  buckets: number;
+}
+
+/**
+ * Test hook: the GPU MSM's batch-affine accumulation (native/msm/affine_lanes.hpp) compiled for the host,
+ * every thread in turn. Returns the XYZZ images (X‖Y‖ZZ‖ZZZ) of the buckets and of the lanes·threads
+ * heads and tails; slots it does not write stay all-zero (infinity).
+ */
+export function debugAffineLanes(job: AffineLanesJob): { buckets: Uint8Array; heads: Uint8Array; tails: Uint8Array } {
+  const z = sizesOf(job.curve);
+  const pt = job.group === 'g1' ? z.g1 : z.g2;
+  if (job.points.byteLength % pt !== 0 || job.keys.length !== job.vals.length) {
+    throw new CuzkError('E_INVALID_ARG', 'debugAffineLanes: points must be whole points, keys and vals of one length');
+  }
+  const chunks = job.lanes * job.threads;
+  const buckets = new Uint8Array(2 * pt * job.buckets);
+  const heads = new Uint8Array(2 * pt * chunks);
+  const tails = new Uint8Array(2 * pt * chunks);
+  call('cuzk_debug_affine_lanes', (s) =>
+    loadCore().abi.debug_affine_lanes(CURVE_ID[job.curve], GROUP[job.group], job.points, job.points.byteLength / pt,
+      job.keys, job.vals, job.keys.length, job.chunkLen, job.threads, job.lanes, buckets, job.buckets, heads, tails, s));
+  return { buckets, heads, tails };
+}
+
 export function setThreads(n: number): void {
   call('cuzk_set_threads', (s) => loadCore().abi.set_threads(n, s));
 }

@@ -1,0 +1,80 @@
+// The batch-affine bucket accumulation kernel (the lanes' text is msm/affine_lanes.hpp, shared with
+// the host's tests), its blocks per SM, and when bucket_sums (msm_gpu.cuh) runs it instead of
+// accumulate_kernel (pippenger.cuh).
+#pragma once
+#include <string>
+
+#include "affine_lanes.hpp"
+#include "pippenger.cuh"
+
+namespace cuzk {
+namespace msm_gpu {
+
+constexpr int affine_lanes_max = affine_lanes::lanes_max;
+static_assert(affine_lanes::sign_bit == sign_bit, "one sign bit");
+
+template <class DF, int MIN_BLOCKS>
+__global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
+    const daffine_t<DF>* pts, const uint32_t* keys, const uint32_t* vals, const uint32_t* e_p,
+    const uint32_t* chunk_len, uint32_t lanes, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads, dxyzz_t<DF>* tails) {
+  affine_lanes::io_t<daffine_t<DF>, dxyzz_t<DF>> io{pts, keys, vals, *e_p, *chunk_len, gridDim.x * blockDim.x,
+                                                    lanes, buckets, heads, tails};
+  affine_lanes::run_thread<DF>(blockIdx.x * blockDim.x + threadIdx.x, io);
+}
+
+// Blocks of 128 per SM the affine kernel is compiled for (its sums live in local memory, so it needs
+// fewer registers than accumulate_kernel).
+template <class DF>
+struct affine_blocks_of {
+  static constexpr int value = 4;
+};
+template <>
+struct affine_blocks_of<dev::bls12_381_fq_t> {
+  static constexpr int value = 3;
+};
+template <>
+struct affine_blocks_of<dev::bn254_fq2_t> {
+  static constexpr int value = 3;
+};
+template <>
+struct affine_blocks_of<dev::bls12_381_fq2_t> {
+  static constexpr int value = 2;
+};
+
+// Which accumulation bucket_sums runs: 1 the XYZZ kernel (the default), 2 the batch-affine one for
+// every MSM, 0 "auto": the batch-affine one where there are lanes enough (about 64 pairs a chunk, at
+// most affine_lanes_max; the lanes share one inversion, so fewer than affine_min_lanes would not pay).
+// Not yet the default: it has not been timed on the H200 (no GPU was lent in the session that wrote
+// it). CUZK_GPU_ACC=xyzz|affine|auto and CUZK_GPU_ACC_LANES=N (read once; measuring knobs) set these,
+// and benchmarks may.
+enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2 };
+inline int& accumulate_choice() {
+  static int c = [] {
+    const char* v = std::getenv("CUZK_GPU_ACC");
+    std::string s = v ? v : "";
+    return s == "affine" ? acc_affine : s == "auto" ? acc_auto : acc_xyzz;
+  }();
+  return c;
+}
+inline uint32_t& affine_lanes_override() {  // 0: by the rule above
+  static uint32_t n = [] {
+    const char* v = std::getenv("CUZK_GPU_ACC_LANES");
+    return v ? uint32_t(std::clamp(std::atoi(v), 1, affine_lanes_max)) : 0u;
+  }();
+  return n;
+}
+constexpr uint32_t affine_min_lanes = 16;
+
+// Lanes per thread of the batch-affine accumulation for |npairs| pairs over |threads| resident
+// threads, or 0 for the XYZZ kernel.
+inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads) {
+  const int choice = accumulate_choice();
+  if (choice == acc_xyzz) return 0;
+  uint32_t lanes = uint32_t(std::min<size_t>(affine_lanes_max, npairs / (64 * size_t(std::max(threads, 1u)))));
+  if (affine_lanes_override()) lanes = std::min<uint32_t>(affine_lanes_override(), affine_lanes_max);
+  if (choice == acc_affine) return std::max(lanes, 1u);
+  return lanes >= affine_min_lanes ? lanes : 0;
+}
+
+}  // namespace msm_gpu
+}  // namespace cuzk
