@@ -45,6 +45,22 @@ CUZK_BG_FN bool all_done(bool done) {
 // Outer steps for a modulus of |bits| bits.
 constexpr int outer_steps(uint32_t bits) { return int((2 * bits - 1 + K - 1) / K); }
 
+// a·f as a signed 64-bit value from one 32x32 -> 64 unsigned product (mul.wide.u32 on the device,
+// where a 64-bit product of the sign-extended operands costs several): a·(f mod 2^32) = a·f + [f < 0]·a·2^32.
+// (asm on the device: otherwise the compiler folds the correction back into a 64-bit product.)
+CUZK_BG_FN uint64_t wide_u32(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+  uint64_t r;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  return uint64_t(a) * b;
+#endif
+}
+CUZK_BG_FN int64_t mul_us(uint32_t a, int32_t f) {
+  return int64_t(wide_u32(a, uint32_t(f)) - (uint64_t(a & uint32_t(f >> 31)) << 32));
+}
+
 // Bits 0..31 of a >> s, s + 32 <= 32N (a loop over the limbs, not an index: register arrays stay registers).
 template <int N>
 CUZK_BG_FN uint32_t bits_at(const uint32_t* a, uint32_t s) {
@@ -64,7 +80,7 @@ CUZK_BG_FN bool comb_shift(uint32_t* out, const uint32_t* a, const uint32_t* b, 
   int64_t c = 0;
 CUZK_UNROLL
   for (int i = 0; i < N; i++) {
-    c += int64_t(a[i]) * f + int64_t(b[i]) * g;  // |.| < 2^62: |f| + |g| <= 2^K
+    c += mul_us(a[i], f) + mul_us(b[i], g);  // |.| < 2^62: |f| + |g| <= 2^K
     t[i] = uint32_t(c);
     c >>= 32;
   }
@@ -89,12 +105,12 @@ template <int N>
 CUZK_BG_FN void comb_mod(uint32_t* out, const uint32_t* u, const uint32_t* v, int32_t f, int32_t g, const uint32_t* m,
                          uint32_t m0) {
   uint32_t t[N + 1];
-  int64_t c = int64_t(u[0]) * f + int64_t(v[0]) * g;
+  int64_t c = mul_us(u[0], f) + mul_us(v[0], g);
   const uint32_t q = (uint32_t(c) * m0) & ((1u << K) - 1);  // the low K bits of c + q·m vanish
 CUZK_UNROLL
   for (int i = 0; i < N; i++) {
-    if (i) c += int64_t(u[i]) * f + int64_t(v[i]) * g;
-    c += int64_t(uint64_t(q) * m[i]);  // the sum stays below 2^63 in magnitude
+    if (i) c += mul_us(u[i], f) + mul_us(v[i], g);
+    c += int64_t(wide_u32(q, m[i]));  // the sum stays below 2^63 in magnitude (q < 2^K)
     t[i] = uint32_t(c);
     c >>= 32;
   }

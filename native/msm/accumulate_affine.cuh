@@ -13,13 +13,13 @@ namespace msm_gpu {
 constexpr int affine_lanes_max = affine_lanes::lanes_max;
 static_assert(affine_lanes::sign_bit == sign_bit, "one sign bit");
 
-template <class DF, int MIN_BLOCKS>
+template <class DF, int MIN_BLOCKS, bool PREFETCH>
 __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
     const daffine_t<DF>* pts, const uint32_t* keys, const uint32_t* vals, const uint32_t* e_p,
     const uint32_t* chunk_len, uint32_t lanes, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads, dxyzz_t<DF>* tails) {
   affine_lanes::io_t<daffine_t<DF>, dxyzz_t<DF>> io{pts, keys, vals, *e_p, *chunk_len, gridDim.x * blockDim.x,
                                                     lanes, buckets, heads, tails};
-  affine_lanes::run_thread<DF>(blockIdx.x * blockDim.x + threadIdx.x, io);
+  affine_lanes::run_thread<DF, PREFETCH>(blockIdx.x * blockDim.x + threadIdx.x, io);
 }
 
 // Blocks of 128 per SM the affine kernel is compiled for (its sums live in local memory, so it needs
@@ -62,6 +62,14 @@ inline uint32_t& affine_lanes_override() {  // 0: by the rule above
     return v ? uint32_t(std::clamp(std::atoi(v), 1, affine_lanes_max)) : 0u;
   }();
   return n;
+}
+// Whether the lanes' loads run one lane ahead (affine_lanes.hpp PREFETCH); CUZK_GPU_ACC_PREFETCH=0 turns it off.
+inline bool& affine_prefetch() {
+  static bool on = [] {
+    const char* v = std::getenv("CUZK_GPU_ACC_PREFETCH");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
 }
 constexpr uint32_t affine_min_lanes = 16;
 

@@ -51,7 +51,16 @@ CUZK_LANES_FN X as_xyzz(const F& x, const F& y, bool inf) {
   return X{x, y, F::one(), F::one()};
 }
 
-template <class F, class A, class X>
+// One pair of a lane at a step: whether the lane has one, its bucket, its point|sign and the point.
+template <class A>
+struct pair_t {
+  bool ok;
+  uint32_t key, v;
+  A q;
+};
+
+// PREFETCH: each lane's pair (and, going back, its point) is loaded while the lane before it computes.
+template <class F, bool PREFETCH, class A, class X>
 CUZK_LANES_FN void run_thread(uint32_t t, const io_t<A, X>& io) {
   const uint32_t T = io.T, E = io.E, L = io.L;
   F ax[lanes_max], ay[lanes_max], pre[lanes_max];  // per-lane sums and prefix products (local memory)
@@ -78,18 +87,37 @@ CUZK_UNROLL_N(1)
   for (uint32_t j = 0; j < L; j++) {
     F prod = F::one();
     bool any = false;
+    auto fetch = [&](uint32_t k) {
+      pair_t<A> r;
+      size_t p = size_t(k * T + t) * L + j;
+      r.ok = (st[k] & active) && p < E;
+      if (r.ok) {
+        r.key = io.keys[p];
+        r.v = io.vals[p];
+        r.q = io.pts[r.v & ~sign_bit];
+      }
+      return r;
+    };
+    pair_t<A> next;
+    if (PREFETCH && busy) next = fetch(0);
 CUZK_UNROLL_N(1)
     for (uint32_t k = 0; k < busy; k++) {
       uint8_t s = st[k] & uint8_t(~(adds | dbls));
-      size_t p = size_t(k * T + t) * L + j;
-      if ((s & active) && p < E) {
-        uint32_t key = io.keys[p], v = io.vals[p];
+      pair_t<A> cp;
+      if (PREFETCH) {
+        cp = next;
+        if (k + 1 < busy) next = fetch(k + 1);
+      } else {
+        cp = fetch(k);
+      }
+      if (cp.ok) {
+        const uint32_t key = cp.key, v = cp.v;
         if (key != cur[k]) {
           flush(k, s);
           cur[k] = key;
           s |= at_inf;
         }
-        const A q = io.pts[v & ~sign_bit];
+        const A& q = cp.q;
         if (!q.is_inf()) {
           F y = (v & sign_bit) ? -q.y : q.y;
           if (s & at_inf) {
@@ -117,14 +145,33 @@ CUZK_UNROLL_N(1)
     }
     if (!any) continue;
     F inv = prod.inv();
+    // the pair's point again (cheaper than keeping d, num and x in local memory)
+    auto refetch = [&](uint32_t k) {
+      pair_t<A> r;
+      r.ok = st[k] & adds;
+      if (r.ok) {
+        r.v = io.vals[size_t(k * T + t) * L + j];
+        r.q = io.pts[r.v & ~sign_bit];
+      }
+      return r;
+    };
+    pair_t<A> back;
+    if (PREFETCH) back = refetch(busy - 1);  // busy > 0: a lane added
 CUZK_UNROLL_N(1)
     for (uint32_t k = busy; k-- > 0;) {
       uint8_t s = st[k];
+      pair_t<A> cp;
+      if (PREFETCH) {
+        cp = back;
+        if (k > 0) back = refetch(k - 1);
+      } else {
+        cp = refetch(k);
+      }
       if (!(s & (adds | dbls))) continue;
       F x0 = ax[k], y0 = ay[k], d, num, x1;
-      if (s & adds) {  // the pair's point again (cheaper than keeping d, num and x in local memory)
-        uint32_t v = io.vals[size_t(k * T + t) * L + j];
-        const A q = io.pts[v & ~sign_bit];
+      if (s & adds) {
+        const uint32_t v = cp.v;
+        const A& q = cp.q;
         d = q.x - x0;
         num = ((v & sign_bit) ? -q.y : q.y) - y0;
         x1 = q.x;

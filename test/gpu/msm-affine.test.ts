@@ -12,8 +12,8 @@ import { gpuSkip } from './gpu-gate.js';
 const skip = gpuSkip();
 const rng = createRng();
 
-describe('GPU MSM with batch-affine buckets (CUZK_GPU_ACC=affine)', { skip }, () => {
-  it('passes the GPU MSM suite, results equal to the CPU core', () => {
+describe('GPU MSM with batch-affine buckets (CUZK_GPU_ACC=affine)', () => {
+  it('passes the GPU MSM suite, results equal to the CPU core', { skip }, () => {
     const suite = fileURLToPath(new URL('./msm.test.ts', import.meta.url));
     const r = runSuitesInChild([suite], { CUZK_GPU_ACC: 'affine', CUZK_TEST_SEED: String(rng.seed) });
     assert.equal(r.status, 0, `child with CUZK_GPU_ACC=affine failed:\n${r.failures}\n${r.stderr.slice(-4000)}`);
