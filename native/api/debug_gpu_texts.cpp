@@ -69,8 +69,8 @@ void affine_lanes_run(const uint8_t* pts, uint64_t npts, const uint32_t* keys, c
   affine_lanes::io_t<A, X> io{p.data(), keys, vals, uint32_t(E), L, T, lanes, b.data(), h.data(), t.data()};
   using F = typename G::field_t;
   for (uint32_t i = 0; i < T; i++) {
-    if (prefetch) affine_lanes::run_thread<F, true>(i, io);
-    else affine_lanes::run_thread<F, false>(i, io);
+    if (prefetch) affine_lanes::run_thread<F, true, affine_lanes::lanes_max>(i, io);
+    else affine_lanes::run_thread<F, false, affine_lanes::lanes_max>(i, io);
   }
   std::memcpy(buckets, b.data(), nbuckets * sizeof(X));
   std::memcpy(heads, h.data(), chunks * sizeof(X));
@@ -101,7 +101,7 @@ CUZK_API cuzk_status cuzk_debug_affine_lanes(int32_t curve, int32_t group, const
                                              uint64_t nbuckets,
                                              uint8_t* heads, uint8_t* tails, cuzk_error* err) {
   return guard([&] {
-    require(lanes >= 1 && lanes <= uint32_t(affine_lanes::lanes_max), "cuzk_debug_affine_lanes: lanes must be 1..32");
+    require(lanes >= 1 && lanes <= uint32_t(affine_lanes::lanes_max), "cuzk_debug_affine_lanes: lanes must be 1..64");
     require(T >= 1 && L >= 1 && E < (uint64_t(1) << 31), "cuzk_debug_affine_lanes: T and L must be >= 1, E < 2^31");
     require(uint64_t(lanes) * T * L >= E, "cuzk_debug_affine_lanes: lanes·T·L must cover the E pairs");
     require((npts == 0 || pts) && (E == 0 || (keys && vals)) && (nbuckets == 0 || buckets) && heads && tails,

@@ -10,8 +10,18 @@
 namespace cuzk {
 namespace msm_gpu {
 
-constexpr int affine_lanes_max = affine_lanes::lanes_max;
 static_assert(affine_lanes::sign_bit == sign_bit, "one sign bit");
+
+// Lanes a thread can hold, per field: its local memory is lanes × (2 coordinates + a product), and the
+// driver reserves that for every thread an SM could hold (BN254 G1 at 64: 6.4 KiB, ~1.7 GB on an H200).
+template <class DF>
+struct affine_lanes_cap {
+  static constexpr int value = 32;
+};
+template <>
+struct affine_lanes_cap<dev::bn254_fq_t> {
+  static constexpr int value = 64;
+};
 
 template <class DF, int MIN_BLOCKS, bool PREFETCH>
 __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
@@ -19,7 +29,7 @@ __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
     const uint32_t* chunk_len, uint32_t lanes, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads, dxyzz_t<DF>* tails) {
   affine_lanes::io_t<daffine_t<DF>, dxyzz_t<DF>> io{pts, keys, vals, *e_p, *chunk_len, gridDim.x * blockDim.x,
                                                     lanes, buckets, heads, tails};
-  affine_lanes::run_thread<DF, PREFETCH>(blockIdx.x * blockDim.x + threadIdx.x, io);
+  affine_lanes::run_thread<DF, PREFETCH, affine_lanes_cap<DF>::value>(blockIdx.x * blockDim.x + threadIdx.x, io);
 }
 
 // Blocks of 128 per SM the affine kernel is compiled for (its sums live in local memory, so it needs
@@ -43,7 +53,7 @@ struct affine_blocks_of<dev::bls12_381_fq2_t> {
 
 // Which accumulation bucket_sums runs: 1 the XYZZ kernel (the default), 2 the batch-affine one for
 // every MSM, 0 "auto": the batch-affine one where there are lanes enough (about 64 pairs a chunk, at
-// most affine_lanes_max; the lanes share one inversion, so fewer than affine_min_lanes would not pay).
+// most affine_lanes_cap; the lanes share one inversion, so fewer than affine_min_lanes would not pay).
 // Not yet the default: it has not been timed on the H200 (no GPU was lent in the session that wrote
 // it). CUZK_GPU_ACC=xyzz|affine|auto and CUZK_GPU_ACC_LANES=N (read once; measuring knobs) set these,
 // and benchmarks may.
@@ -59,7 +69,7 @@ inline int& accumulate_choice() {
 inline uint32_t& affine_lanes_override() {  // 0: by the rule above
   static uint32_t n = [] {
     const char* v = std::getenv("CUZK_GPU_ACC_LANES");
-    return v ? uint32_t(std::clamp(std::atoi(v), 1, affine_lanes_max)) : 0u;
+    return v ? uint32_t(std::clamp(std::atoi(v), 1, affine_lanes::lanes_max)) : 0u;
   }();
   return n;
 }
@@ -73,13 +83,15 @@ inline bool& affine_prefetch() {
 }
 constexpr uint32_t affine_min_lanes = 16;
 
-// Lanes per thread of the batch-affine accumulation for |npairs| pairs over |threads| resident
-// threads, or 0 for the XYZZ kernel.
+// Lanes per thread of the batch-affine accumulation over field DF for |npairs| pairs over |threads|
+// resident threads, or 0 for the XYZZ kernel.
+template <class DF>
 inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads) {
+  constexpr uint32_t cap = affine_lanes_cap<DF>::value;
   const int choice = accumulate_choice();
   if (choice == acc_xyzz) return 0;
-  uint32_t lanes = uint32_t(std::min<size_t>(affine_lanes_max, npairs / (64 * size_t(std::max(threads, 1u)))));
-  if (affine_lanes_override()) lanes = std::min<uint32_t>(affine_lanes_override(), affine_lanes_max);
+  uint32_t lanes = uint32_t(std::min<size_t>(cap, npairs / (64 * size_t(std::max(threads, 1u)))));
+  if (affine_lanes_override()) lanes = std::min<uint32_t>(affine_lanes_override(), cap);
   if (choice == acc_affine) return std::max(lanes, 1u);
   return lanes >= affine_min_lanes ? lanes : 0;
 }

@@ -30,7 +30,7 @@
 namespace cuzk {
 namespace affine_lanes {
 
-constexpr int lanes_max = 32;
+constexpr int lanes_max = 64;  // the most any build of run_thread holds (its KMAX)
 constexpr uint32_t sign_bit = 1u << 31;
 
 // Lane flags.
@@ -41,7 +41,7 @@ template <class A, class X>
 struct io_t {
   const A* pts;
   const uint32_t *keys, *vals;
-  uint32_t E, L, T, lanes;  // pairs, chunk length, threads, lanes per thread (<= lanes_max)
+  uint32_t E, L, T, lanes;  // pairs, chunk length, threads, lanes per thread (<= run_thread's KMAX)
   X *buckets, *heads, *tails;
 };
 
@@ -60,12 +60,14 @@ struct pair_t {
 };
 
 // PREFETCH: each lane's pair (and, going back, its point) is loaded while the lane before it computes.
-template <class F, bool PREFETCH, class A, class X>
+// KMAX: the lanes its local arrays hold (io.lanes <= KMAX).
+template <class F, bool PREFETCH, int KMAX, class A, class X>
 CUZK_LANES_FN void run_thread(uint32_t t, const io_t<A, X>& io) {
+  static_assert(KMAX >= 1 && KMAX <= lanes_max, "KMAX lanes");
   const uint32_t T = io.T, E = io.E, L = io.L;
-  F ax[lanes_max], ay[lanes_max], pre[lanes_max];  // per-lane sums and prefix products (local memory)
-  uint32_t cur[lanes_max];
-  uint8_t st[lanes_max];
+  F ax[KMAX], ay[KMAX], pre[KMAX];  // per-lane sums and prefix products (local memory)
+  uint32_t cur[KMAX];
+  uint8_t st[KMAX];
   uint32_t busy = 0;  // lanes with a chunk
 CUZK_UNROLL_N(1)
   for (uint32_t k = 0; k < io.lanes; k++) {

@@ -143,13 +143,14 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       int keep = msm_gpu::accumulate_choice();
       uint32_t keep_lanes = msm_gpu::affine_lanes_override();
       bool keep_prefetch = msm_gpu::affine_prefetch();
-      for (uint32_t variant : {0u, 8u, 16u, 24u, 32u, 32u | 64u}) {  // 64: without the prefetch
-        uint32_t lanes = variant & 63;
+      for (uint32_t variant : {0u, 8u, 16u, 24u, 32u, 48u, 64u, 32u | 128u}) {  // 128: without the prefetch
+        uint32_t lanes = variant & 127;
+        if (lanes > uint32_t(msm_gpu::affine_lanes_cap<gpu_t<G>>::value)) continue;
         msm_gpu::accumulate_choice() = lanes ? msm_gpu::acc_affine : msm_gpu::acc_xyzz;
         msm_gpu::affine_lanes_override() = lanes;
-        msm_gpu::affine_prefetch() = !(variant & 64);
+        msm_gpu::affine_prefetch() = !(variant & 128);
         bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
-        std::string what = lanes ? "affine" + std::to_string(lanes) + (variant & 64 ? "np" : "") : std::string("xyzz");
+        std::string what = lanes ? "affine" + std::to_string(lanes) + (variant & 128 ? "np" : "") : std::string("xyzz");
         report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " " + what + " matches");
         std::vector<double> tm;
         for (int rep = 0; rep < 3; rep++) {

@@ -86,11 +86,12 @@ describe('batch-affine bucket accumulation (msm/affine_lanes.hpp, host build)', 
       const nbuckets = 60;
       const { keys, vals } = makePairs(pts.length, infIdx, nbuckets);
       const E = keys.length;
+      const ran: number[] = [];
       const point = (v: number) => (v & 0x80000000 ? G.neg(pts[v & 0x7fffffff]) : pts[v & 0x7fffffff]);
-      for (const [L, threads, spare, prefetch] of [[7, 3, 0, 1], [5, 4, 2, 0], [32, 1, 0, 1], [3, 16, 1, 0], [3, 16, 1, 1]]) {
+      for (const [L, threads, spare, prefetch] of [[7, 3, 0, 1], [5, 4, 2, 0], [32, 1, 0, 1], [3, 16, 1, 0], [3, 16, 1, 1], [1, 6, 0, 1], [2, 2, 0, 0]]) {
         const chunks = Math.ceil(E / L);
         const lanes = Math.ceil(chunks / threads) + spare;
-        if (lanes > 32) continue;
+        if (lanes > 64) continue;
         const got = debugAffineLanes({
           curve, group, points: concat(pts.map((q) => G.toLem(q))), keys, vals, chunkLen: L, threads, lanes,
           prefetch: prefetch === 1, buckets: nbuckets,
@@ -129,7 +130,9 @@ describe('batch-affine bucket accumulation (msm/affine_lanes.hpp, host build)', 
         check('heads', lanes * threads);
         check('tails', lanes * threads);
         assert.ok(want.heads.size > 0 && want.tails.size > 0, 'the case has runs across chunks');
+        ran.push(lanes);
       }
+      assert.ok(ran.length >= 5 && Math.max(...ran) > 32, `lane counts run: ${ran} ${seedNote}`);
     });
   }
 
@@ -142,7 +145,7 @@ describe('batch-affine bucket accumulation (msm/affine_lanes.hpp, host build)', 
       assert.throws(() => debugAffineLanes({ ...job, ...patch }),
         (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG' && e.message.includes(part));
     bad({ lanes: 2 }, 'cover the E pairs');
-    bad({ lanes: 33 }, 'lanes must be 1..32');
+    bad({ lanes: 65 }, 'lanes must be 1..64');
     bad({ buckets: 1 }, 'not below nbuckets');
     bad({ vals: Uint32Array.from([0, 2, 0]) }, 'not below npts');
     assert.doesNotThrow(() => debugAffineLanes(job));
