@@ -162,6 +162,62 @@ struct __align__(16) dmont_t {
 
   __device__ __forceinline__ dmont_t sqr() const { return *this * *this; }
 
+  // a·a·R^-1 by its own products (not yet the one sqr() uses: timed against mul by gpu_selftest first):
+  // the off-diagonal products a_i·a_j (i < j) once, doubled, plus the squares a_i^2 give T = a^2 in 2N
+  // limbs, N(N+1)/2 products against mul's N^2; then REDC(T) = T_hi + (T_lo + M·p)/R, the second term
+  // being N reduction rows on T_lo alone (as from_mont), < p + 1, and T_hi < p^2/R < p/4, so one
+  // final subtraction suffices. Multiply-pipe slots: 100 IMAD.HI + 108 IMAD against mul's 128 + 136 (N = 8).
+  __device__ __forceinline__ static dmont_t sqr_sos(const dmont_t& x) {
+    const uint32_t* a = x.l;
+    uint32_t t[2 * N];
+#pragma unroll
+    for (size_t j = 0; j < 2 * N; j++) t[j] = 0;
+    // row i: a_i·a_j for j > i at limbs i + j; the lo chain's carry lands in t[i + N] (it holds at most
+    // the previous row's hi carry), the hi chain's in t[i + N + 1] (still zero)
+#pragma unroll
+    for (size_t i = 0; i + 1 < N; i++) {
+      CUZK_ASM("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[2 * i + 1]) : "r"(a[i]), "r"(a[i + 1]));
+#pragma unroll
+      for (size_t j = i + 2; j < N; j++) CUZK_ASM("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[i + j]) : "r"(a[i]), "r"(a[j]));
+      CUZK_ASM("addc.u32 %0, %0, 0;" : "+r"(t[i + N]));
+      CUZK_ASM("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2 * i + 2]) : "r"(a[i]), "r"(a[i + 1]));
+#pragma unroll
+      for (size_t j = i + 2; j < N; j++)
+        CUZK_ASM("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[i + j + 1]) : "r"(a[i]), "r"(a[j]));
+      CUZK_ASM("addc.u32 %0, %0, 0;" : "+r"(t[i + N + 1]));
+    }
+    // doubled (t[0] is 0; 2·T < a^2 < 2^(64N)), then the squares on the diagonal
+    CUZK_ASM("add.cc.u32 %0, %0, %0;" : "+r"(t[1]));
+#pragma unroll
+    for (size_t j = 2; j < 2 * N - 1; j++) CUZK_ASM("addc.cc.u32 %0, %0, %0;" : "+r"(t[j]));
+    CUZK_ASM("addc.u32 %0, %0, %0;" : "+r"(t[2 * N - 1]));
+    CUZK_ASM("mad.lo.cc.u32 %0, %1, %1, %0;" : "+r"(t[0]) : "r"(a[0]));
+    CUZK_ASM("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(t[1]) : "r"(a[0]));
+#pragma unroll
+    for (size_t i = 1; i + 1 < N; i++) {
+      CUZK_ASM("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * i]) : "r"(a[i]));
+      CUZK_ASM("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * i + 1]) : "r"(a[i]));
+    }
+    CUZK_ASM("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * N - 2]) : "r"(a[N - 1]));
+    CUZK_ASM("madc.hi.u32 %0, %1, %1, %0;" : "+r"(t[2 * N - 1]) : "r"(a[N - 1]));
+    // (T_lo + M·p)/R by N reduction rows, then + T_hi
+    uint32_t s[N + 1];
+#pragma unroll
+    for (size_t j = 0; j < N; j++) s[j] = t[j];
+    s[N] = 0;
+#pragma unroll
+    for (size_t i = 0; i < N; i++) redc_row(s);
+    CUZK_ASM("add.cc.u32 %0, %0, %1;" : "+r"(s[0]) : "r"(t[N]));
+#pragma unroll
+    for (size_t j = 1; j < N - 1; j++) CUZK_ASM("addc.cc.u32 %0, %0, %1;" : "+r"(s[j]) : "r"(t[N + j]));
+    CUZK_ASM("addc.u32 %0, %0, %1;" : "+r"(s[N - 1]) : "r"(t[2 * N - 1]));
+    dmont_t r;
+#pragma unroll
+    for (size_t j = 0; j < N; j++) r.l[j] = s[j];
+    reduce_once(r.l);
+    return r;
+  }
+
   // a^-1 (0 for 0), variable time: public values only (the MSM's batch inversions). The binary GCD of
   // field/inv_bingcd.hpp inverts the image a·R to a^-1·R^-1, and Montgomery products turn that into
   // the image a^-1·R: rr·rr = R^3, then y·R^3 = a^-1·R. A call: its loops are long and run once per K adds.

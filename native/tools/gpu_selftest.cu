@@ -130,6 +130,17 @@ __global__ void mul_chain_kernel(const DF* a, const DF* b, DF* out, size_t n, in
   out[i] = x;
 }
 
+// The same for the squaring of its own (dmont_t::sqr_sos): x <- x^2, checked against the host's x·x.
+template <class DF>
+__global__ void sqr_chain_kernel(const DF* a, DF* out, size_t n, int len) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  DF x = a[i];
+#pragma unroll 1
+  for (int k = 0; k < len; k++) x = DF::sqr_sos(x);
+  out[i] = x;
+}
+
 template <class HF>
 void bench_mul(const char* name) {
   using DF = gpu_t<HF>;
@@ -171,6 +182,34 @@ void bench_mul(const char* name) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "mul %-13s 2^20 threads x %d dependent: %.2f ms = %.1f G mul/s", name, len, ms,
                 double(n) * len / ms / 1e6);
+  g_table.push_back(buf);
+  std::printf("%s\n", buf);
+  // the squaring of its own, from the same starts and 0, 1, p - 1
+  for (int k = 0; k < 3; k++) edge_field(a[k], k);
+  CUZK_CUDA_OK(cudaMemcpy(da, a.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
+  t.clear();
+  for (int rep = 0; rep < 4; rep++) {
+    CUZK_CUDA_OK(cudaEventRecord(e0));
+    sqr_chain_kernel<DF><<<ceil_div(n, 128), 128>>>(da, dout, n, len);
+    CUZK_CUDA_LAUNCHED();
+    CUZK_CUDA_OK(cudaEventRecord(e1));
+    CUZK_CUDA_OK(cudaEventSynchronize(e1));
+    float f;
+    CUZK_CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
+    if (rep) t.push_back(f);
+  }
+  CUZK_CUDA_OK(cudaMemcpy(got.data(), dout, n * sizeof(DF), cudaMemcpyDeviceToHost));
+  bad = 0;
+  for (size_t i = 0; i < checked; i++) {
+    HF x = a[i];
+    for (int k = 0; k < len; k++) x = x * x;
+    bad += std::memcmp(&x, &got[i], sizeof(HF)) != 0;
+  }
+  report(bad == 0, std::string("field ") + name + " sqr_sos chains == host x·x on " + std::to_string(checked) +
+                       " threads (with 0, 1, p - 1): " + std::to_string(bad) + " mismatches");
+  double ms_sqr = median(t);
+  std::snprintf(buf, sizeof buf, "sqr %-13s 2^20 threads x %d dependent: %.2f ms = %.1f G sqr/s (%.2f of mul's time)",
+                name, len, ms_sqr, double(n) * len / ms_sqr / 1e6, ms_sqr / ms);
   g_table.push_back(buf);
   std::printf("%s\n", buf);
   CUZK_CUDA_OK(cudaEventDestroy(e0));
