@@ -109,6 +109,7 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
     if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
     aff<<<aff_threads / 128, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, lanes, buckets, heads, tails);
     CUZK_CUDA_LAUNCHED();
+    gpu_counters().affine_accumulations++;
   } else {
     // the accumulation kernel this group runs, and the threads of whole waves of it (see plan_chunks_kernel)
     auto acc = accumulate_for<DF>(accumulate_blocks<DF>());

@@ -3,6 +3,7 @@
 // default pool, whose release threshold is raised so memory is reused across calls instead of going
 // back to the driver: cudaMalloc/cudaFree per call would synchronise the device every time).
 #pragma once
+#include <atomic>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -47,6 +48,15 @@ inline const gpu_info_t& gpu_info() {
     info.total_mem = prop.totalGlobalMem;
   });
   return info;
+}
+
+// Counts the tests read (cuzk_debug_gpu_counter): which kernel variants a process's work ran.
+struct gpu_counters_t {
+  std::atomic<uint64_t> affine_accumulations{0};  // batch-affine bucket passes launched (msm_gpu.cuh)
+};
+inline gpu_counters_t& gpu_counters() {
+  static gpu_counters_t c;
+  return c;
 }
 
 struct gpu_stream_t {

@@ -73,6 +73,11 @@ export function debugFq8Op(op: number, a: Uint8Array, b: Uint8Array, out: Uint8A
   call('cuzk_debug_fq8_op', (s) => loadCore().abi.debug_fq8_op(op, a, b, out, n, s));
 }
 
+/** Test hook: a count the CUDA core keeps of the kernel variants it ran (0: batch-affine bucket passes); 0 on the CPU build. */
+export function debugGpuCounter(which: 0): number {
+  return Number(loadCore().abi.debug_gpu_counter(which));
+}
+
 /**
  * Test hook: the GPU MSM's binary-GCD inversion (native/field/inv_bingcd.hpp) compiled for the host, on
  * n Montgomery images of |field| (0 BN254 Fq, 1 BN254 Fr, 2 BLS12-381 Fq, 3 BLS12-381 Fr); out = images of a^-1.
