@@ -51,20 +51,31 @@ struct affine_blocks_of<dev::bls12_381_fq2_t> {
   static constexpr int value = 2;
 };
 
-// Which accumulation bucket_sums runs: 1 the XYZZ kernel (the default), 2 the batch-affine one for
-// every MSM, 0 "auto": the batch-affine one where there are lanes enough (about 64 pairs a chunk, at
-// most affine_lanes_cap; the lanes share one inversion, so fewer than affine_min_lanes would not pay).
-// Not yet the default: it has not been timed on the H200 (no GPU was lent in the session that wrote
-// it). CUZK_GPU_ACC=xyzz|affine|auto and CUZK_GPU_ACC_LANES=N (read once; measuring knobs) set these,
-// and benchmarks may.
-enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2 };
+// Which accumulation bucket_sums runs: acc_xyzz the XYZZ kernel, acc_affine the batch-affine one for
+// every MSM, acc_auto the batch-affine one where there are lanes enough (about 64 pairs a chunk, at
+// most affine_lanes_cap; the lanes share one inversion, so fewer than affine_min_lanes would not pay),
+// acc_default (CUZK_GPU_ACC unset) what affine_by_default says for the field. CUZK_GPU_ACC=
+// xyzz|affine|auto and CUZK_GPU_ACC_LANES=N (read once; measuring knobs) set these, and benchmarks may.
+enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2, acc_default = 3 };
 inline int& accumulate_choice() {
   static int c = [] {
     const char* v = std::getenv("CUZK_GPU_ACC");
     std::string s = v ? v : "";
-    return s == "affine" ? acc_affine : s == "auto" ? acc_auto : acc_xyzz;
+    return s == "affine" ? acc_affine : s == "auto" ? acc_auto : s == "xyzz" ? acc_xyzz : acc_default;
   }();
   return c;
+}
+// Whether acc_default means acc_auto for field DF (else acc_xyzz): false everywhere until the kernel
+// is timed on the H200 (no GPU was lent in the session that wrote it); set a field's to true where
+// gpu_selftest bench's "by accumulation kernel" line shows the batch-affine kernel ahead.
+template <class DF>
+struct affine_by_default {
+  static constexpr bool value = false;
+};
+template <class DF>
+inline int accumulate_choice_for() {
+  int c = accumulate_choice();
+  return c != acc_default ? c : affine_by_default<DF>::value ? acc_auto : acc_xyzz;
 }
 inline uint32_t& affine_lanes_override() {  // 0: by the rule above
   static uint32_t n = [] {
@@ -88,7 +99,7 @@ constexpr uint32_t affine_min_lanes = 16;
 template <class DF>
 inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads) {
   constexpr uint32_t cap = affine_lanes_cap<DF>::value;
-  const int choice = accumulate_choice();
+  const int choice = accumulate_choice_for<DF>();
   if (choice == acc_xyzz) return 0;
   uint32_t lanes = uint32_t(std::min<size_t>(cap, npairs / (64 * size_t(std::max(threads, 1u)))));
   if (affine_lanes_override()) lanes = std::min<uint32_t>(affine_lanes_override(), cap);

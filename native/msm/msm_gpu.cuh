@@ -101,7 +101,7 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
   auto aff = affine_prefetch() ? accumulate_affine_kernel<DF, affine_blocks_of<DF>::value, true>
                                : accumulate_affine_kernel<DF, affine_blocks_of<DF>::value, false>;
-  const uint32_t aff_threads = accumulate_choice() == acc_xyzz ? 0 : resident_threads(aff, 128);
+  const uint32_t aff_threads = accumulate_choice_for<DF>() == acc_xyzz ? 0 : resident_threads(aff, 128);
   const uint32_t lanes = aff_threads ? affine_lanes_for<DF>(sd.npairs, aff_threads) : 0;
   if (lanes) {  // one wave of threads, |lanes| chunks each
     plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, lanes * aff_threads, chunk_len);

@@ -50,13 +50,16 @@ void check_msm_group(const char* name, int32_t group, const point_set_t<C, G>& p
       affine_t<G> gpu = msm_gpu_host<G>(pts.data(), sc.data(), n).to_affine();
       double t_gpu = now_ms() - t0;
       bool ok = gpu == ps.expected(sc.data(), logs, n);
-      {  // the batch-affine accumulation on the same case (accumulate_affine.cuh), whatever the default
+      // each accumulation kernel forced on the same case (the default above is one of them, or auto)
+      for (int acc : {msm_gpu::acc_xyzz, msm_gpu::acc_affine}) {
         int keep = msm_gpu::accumulate_choice();
-        msm_gpu::accumulate_choice() = msm_gpu::acc_affine;
+        msm_gpu::accumulate_choice() = acc;
         bool same = msm_gpu_host<G>(pts.data(), sc.data(), n).to_affine() == gpu;
         msm_gpu::accumulate_choice() = keep;
         ok = ok && same;
-        if (!same) std::printf("     msm %s n=%zu %s: the batch-affine accumulation differs\n", name, n, kind_names[kind]);
+        if (!same)
+          std::printf("     msm %s n=%zu %s: the %s accumulation differs\n", name, n, kind_names[kind],
+                      acc == msm_gpu::acc_affine ? "batch-affine" : "XYZZ");
       }
       std::string extra = ok ? "oracle" : "ORACLE";
       if (n <= (size_t(1) << lg_cpu)) {
