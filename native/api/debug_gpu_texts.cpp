@@ -24,15 +24,6 @@ using namespace cuzk;
 namespace {
 
 template <class P>
-constexpr uint32_t bits_of() {
-  uint32_t b = 0;
-  for (size_t i = 0; i < P::n; i++)
-    for (uint32_t k = 0; k < 64; k++)
-      if (P::p[i] >> k & 1) b = uint32_t(64 * i + k + 1);
-  return b;
-}
-
-template <class P>
 void bingcd_inv(const uint8_t* a, uint8_t* out, uint64_t n) {
   using F = mont_t<P>;
   constexpr int N = int(2 * P::n);
@@ -43,7 +34,7 @@ void bingcd_inv(const uint8_t* a, uint8_t* out, uint64_t n) {
     F x = F::load(a + sizeof(F) * i), y;
     require(is_canonical(x), "cuzk_debug_bingcd_inv: an input is not below p");
     bingcd::invert<N>(reinterpret_cast<uint32_t*>(y.l), reinterpret_cast<const uint32_t*>(x.l), m,
-                      uint32_t(P::m0), bits_of<P>());
+                      uint32_t(P::m0), bingcd::modulus_bits<P>());
     (y * r3).store(out + sizeof(F) * i);
   }
 }

@@ -10,6 +10,7 @@
 // by 2^K) and to u, v (divided by 2^K modulo m, Montgomery-style). When a reaches 0, b = gcd = 1 and
 // v = x^-1. The paper bounds the inner steps by 2·len(m) - 1, so ceil((2·len(m) - 1)/K) outer steps.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "../util/unroll.hpp"
@@ -40,6 +41,16 @@ CUZK_BG_FN bool all_done(bool done) {
 #else
   return done;
 #endif
+}
+
+// Bits of the modulus of host field parameters P (64-bit limbs P::p, P::n of them).
+template <class P>
+constexpr uint32_t modulus_bits() {
+  uint32_t b = 0;
+  for (size_t i = 0; i < P::n; i++)
+    for (uint32_t k = 0; k < 64; k++)
+      if (P::p[i] >> k & 1) b = uint32_t(64 * i + k + 1);
+  return b;
 }
 
 // Outer steps for a modulus of |bits| bits.
@@ -73,21 +84,34 @@ CUZK_UNROLL
   return r;
 }
 
-// out = |(a·f + b·g) / 2^K| (exact division), returns whether a·f + b·g was negative. a, b < 2^(32N-2).
-template <int N>
-CUZK_BG_FN bool comb_shift(uint32_t* out, const uint32_t* a, const uint32_t* b, int32_t f, int32_t g) {
-  uint32_t t[N + 1];
+// out = (a·f + b·g [+ q·m]) / 2^K as N limbs in two's complement; returns whether it is negative.
+// The division is exact: without ADD_QM the low K bits are 0 already, with it q = the low K bits of
+// (a·f + b·g)·m0 (m0 = -m^-1 mod 2^32) makes them so. a, b < 2^(32N-2).
+template <int N, bool ADD_QM>
+CUZK_BG_FN bool comb(uint32_t* out, const uint32_t* a, const uint32_t* b, int32_t f, int32_t g, const uint32_t* m,
+                     uint32_t m0) {
+  uint32_t t[N + 1], q = 0;
   int64_t c = 0;
 CUZK_UNROLL
   for (int i = 0; i < N; i++) {
     c += mul_us(a[i], f) + mul_us(b[i], g);  // |.| < 2^62: |f| + |g| <= 2^K
+    if (ADD_QM) {
+      if (i == 0) q = (uint32_t(c) * m0) & ((1u << K) - 1);
+      c += int64_t(wide_u32(q, m[i]));  // still below 2^63 in magnitude (q < 2^K)
+    }
     t[i] = uint32_t(c);
     c >>= 32;
   }
   t[N] = uint32_t(c);
 CUZK_UNROLL
   for (int i = 0; i < N; i++) out[i] = (t[i] >> K) | (t[i + 1] << (32 - K));
-  bool neg = int32_t(t[N]) < 0;
+  return int32_t(t[N]) < 0;
+}
+
+// out = |(a·f + b·g) / 2^K|, returns whether a·f + b·g was negative.
+template <int N>
+CUZK_BG_FN bool comb_shift(uint32_t* out, const uint32_t* a, const uint32_t* b, int32_t f, int32_t g) {
+  bool neg = comb<N, false>(out, a, b, f, g, nullptr, 0);
   if (neg) {  // two's complement negation over N limbs (|value| < 2^(32N-2))
     uint32_t carry = 1;
 CUZK_UNROLL
@@ -104,21 +128,8 @@ CUZK_UNROLL
 template <int N>
 CUZK_BG_FN void comb_mod(uint32_t* out, const uint32_t* u, const uint32_t* v, int32_t f, int32_t g, const uint32_t* m,
                          uint32_t m0) {
-  uint32_t t[N + 1];
-  int64_t c = mul_us(u[0], f) + mul_us(v[0], g);
-  const uint32_t q = (uint32_t(c) * m0) & ((1u << K) - 1);  // the low K bits of c + q·m vanish
-CUZK_UNROLL
-  for (int i = 0; i < N; i++) {
-    if (i) c += mul_us(u[i], f) + mul_us(v[i], g);
-    c += int64_t(wide_u32(q, m[i]));  // the sum stays below 2^63 in magnitude (q < 2^K)
-    t[i] = uint32_t(c);
-    c >>= 32;
-  }
-  t[N] = uint32_t(c);
-CUZK_UNROLL
-  for (int i = 0; i < N; i++) out[i] = (t[i] >> K) | (t[i + 1] << (32 - K));
+  bool neg = comb<N, true>(out, u, v, f, g, m, m0);
   // out is in (-m, 2m): add m if negative, else subtract m if not below it
-  bool neg = int32_t(t[N]) < 0;
   uint32_t s[N], borrow = 0;
 CUZK_UNROLL
   for (int i = 0; i < N; i++) {

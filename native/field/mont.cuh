@@ -258,20 +258,12 @@ struct __align__(16) dmont_t {
 #define CUZK_L32(a, k) uint32_t(a[k]), uint32_t(a[k] >> 32)
 #define CUZK_L32x4(a) CUZK_L32(a, 0), CUZK_L32(a, 1), CUZK_L32(a, 2), CUZK_L32(a, 3)
 #define CUZK_L32x6(a) CUZK_L32x4(a), CUZK_L32(a, 4), CUZK_L32(a, 5)
-template <class H>
-constexpr uint32_t modulus_bits() {
-  uint32_t b = 0;
-  for (size_t i = 0; i < H::n; i++)
-    for (uint32_t k = 0; k < 64; k++)
-      if (H::p[i] >> k & 1) b = uint32_t(64 * i + k + 1);
-  return b;
-}
 #define CUZK_DEV_PARAMS(name, host, nlimbs, split, inline_mul)                              \
   struct name {                                                                              \
     static constexpr size_t N = nlimbs;                                                      \
     static constexpr uint32_t M0 = uint32_t(host::m0);                                       \
     static constexpr bool INLINE_MUL = inline_mul;                                           \
-    static constexpr uint32_t BITS = modulus_bits<host>();                                   \
+    static constexpr uint32_t BITS = bingcd::modulus_bits<host>();                           \
     __device__ __forceinline__ static uint32_t mod(size_t i) {                               \
       constexpr uint32_t v[N] = {split(host::p)};                                            \
       return v[i];                                                                           \

@@ -150,25 +150,15 @@ void bench_mul(const char* name) {
   std::vector<HF> a(n), b(n), got(n);
   for (size_t i = 0; i < n; i++) rand_field(a[i], g), rand_field(b[i], g);
   DF *da, *db, *dout;
-  cudaEvent_t e0, e1;
   CUZK_CUDA_OK(cudaMalloc(&da, n * sizeof(DF)));
   CUZK_CUDA_OK(cudaMalloc(&db, n * sizeof(DF)));
   CUZK_CUDA_OK(cudaMalloc(&dout, n * sizeof(DF)));
   CUZK_CUDA_OK(cudaMemcpy(da, a.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
   CUZK_CUDA_OK(cudaMemcpy(db, b.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
-  CUZK_CUDA_OK(cudaEventCreate(&e0));
-  CUZK_CUDA_OK(cudaEventCreate(&e1));
-  std::vector<double> t;
-  for (int rep = 0; rep < 4; rep++) {  // the first is a warm-up
-    CUZK_CUDA_OK(cudaEventRecord(e0));
+  double ms = event_median_ms(1, 3, [&] {
     mul_chain_kernel<DF><<<ceil_div(n, 128), 128>>>(da, db, dout, n, len);
     CUZK_CUDA_LAUNCHED();
-    CUZK_CUDA_OK(cudaEventRecord(e1));
-    CUZK_CUDA_OK(cudaEventSynchronize(e1));
-    float f;
-    CUZK_CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
-    if (rep) t.push_back(f);
-  }
+  });
   CUZK_CUDA_OK(cudaMemcpy(got.data(), dout, n * sizeof(DF), cudaMemcpyDeviceToHost));
   size_t bad = 0;
   for (size_t i = 0; i < checked; i++) {
@@ -178,7 +168,6 @@ void bench_mul(const char* name) {
   }
   report(bad == 0, std::string("field ") + name + " mul chains == host on " + std::to_string(checked) + " threads: " +
                        std::to_string(bad) + " mismatches");
-  double ms = median(t);
   char buf[160];
   std::snprintf(buf, sizeof buf, "mul %-13s 2^20 threads x %d dependent: %.2f ms = %.1f G mul/s", name, len, ms,
                 double(n) * len / ms / 1e6);
@@ -187,17 +176,10 @@ void bench_mul(const char* name) {
   // the squaring of its own, from the same starts and 0, 1, p - 1
   for (int k = 0; k < 3; k++) edge_field(a[k], k);
   CUZK_CUDA_OK(cudaMemcpy(da, a.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
-  t.clear();
-  for (int rep = 0; rep < 4; rep++) {
-    CUZK_CUDA_OK(cudaEventRecord(e0));
+  double ms_sqr = event_median_ms(1, 3, [&] {
     sqr_chain_kernel<DF><<<ceil_div(n, 128), 128>>>(da, dout, n, len);
     CUZK_CUDA_LAUNCHED();
-    CUZK_CUDA_OK(cudaEventRecord(e1));
-    CUZK_CUDA_OK(cudaEventSynchronize(e1));
-    float f;
-    CUZK_CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
-    if (rep) t.push_back(f);
-  }
+  });
   CUZK_CUDA_OK(cudaMemcpy(got.data(), dout, n * sizeof(DF), cudaMemcpyDeviceToHost));
   bad = 0;
   for (size_t i = 0; i < checked; i++) {
@@ -207,13 +189,10 @@ void bench_mul(const char* name) {
   }
   report(bad == 0, std::string("field ") + name + " sqr_sos chains == host x·x on " + std::to_string(checked) +
                        " threads (with 0, 1, p - 1): " + std::to_string(bad) + " mismatches");
-  double ms_sqr = median(t);
   std::snprintf(buf, sizeof buf, "sqr %-13s 2^20 threads x %d dependent: %.2f ms = %.1f G sqr/s (%.2f of mul's time)",
                 name, len, ms_sqr, double(n) * len / ms_sqr / 1e6, ms_sqr / ms);
   g_table.push_back(buf);
   std::printf("%s\n", buf);
-  CUZK_CUDA_OK(cudaEventDestroy(e0));
-  CUZK_CUDA_OK(cudaEventDestroy(e1));
   CUZK_CUDA_OK(cudaFree(da));
   CUZK_CUDA_OK(cudaFree(db));
   CUZK_CUDA_OK(cudaFree(dout));

@@ -25,21 +25,11 @@ void check_inv(const char* name, bool bench) {
   CUZK_CUDA_OK(cudaMalloc(&da, n * sizeof(DF)));
   CUZK_CUDA_OK(cudaMalloc(&dout, n * sizeof(DF)));
   CUZK_CUDA_OK(cudaMemcpy(da, a.data(), n * sizeof(DF), cudaMemcpyHostToDevice));
-  cudaEvent_t e0, e1;
-  CUZK_CUDA_OK(cudaEventCreate(&e0));
-  CUZK_CUDA_OK(cudaEventCreate(&e1));
-  std::vector<double> t;
-  for (int rep = 0; rep < (bench ? 4 : 1); rep++) {
-    CUZK_CUDA_OK(cudaMemset(dout, 0xa5, n * sizeof(DF)));  // poisoned
-    CUZK_CUDA_OK(cudaEventRecord(e0));
+  CUZK_CUDA_OK(cudaMemset(dout, 0xa5, n * sizeof(DF)));  // poisoned
+  double ms = event_median_ms(bench ? 1 : 0, bench ? 3 : 1, [&] {
     inv_kernel<DF><<<ceil_div(n, 128), 128>>>(da, dout, n);
     CUZK_CUDA_LAUNCHED();
-    CUZK_CUDA_OK(cudaEventRecord(e1));
-    CUZK_CUDA_OK(cudaEventSynchronize(e1));
-    float f;
-    CUZK_CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
-    if (rep || !bench) t.push_back(f);
-  }
+  });
   CUZK_CUDA_OK(cudaMemcpy(got.data(), dout, n * sizeof(DF), cudaMemcpyDeviceToHost));
   const size_t checked = 1 << 14;
   size_t bad = 0;
@@ -51,13 +41,10 @@ void check_inv(const char* name, bool bench) {
                        " values (with 0, 1, p - 1): " + std::to_string(bad) + " mismatches");
   if (bench) {
     char buf[160];
-    double ms = median(t);
     std::snprintf(buf, sizeof buf, "inv %-13s 2^20 values: %.3f ms = %.2f G inv/s", name, ms, double(n) / ms / 1e6);
     g_table.push_back(buf);
     std::printf("%s\n", buf);
   }
-  CUZK_CUDA_OK(cudaEventDestroy(e0));
-  CUZK_CUDA_OK(cudaEventDestroy(e1));
   CUZK_CUDA_OK(cudaFree(da));
   CUZK_CUDA_OK(cudaFree(dout));
 }

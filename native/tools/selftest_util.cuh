@@ -229,6 +229,28 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Median device time of |reps| runs of |launch| (kernels on the default stream) after |warmup|
+// untimed ones, by CUDA events.
+template <class F>
+double event_median_ms(int warmup, int reps, F&& launch) {
+  cudaEvent_t e0, e1;
+  CUZK_CUDA_OK(cudaEventCreate(&e0));
+  CUZK_CUDA_OK(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int rep = 0; rep < warmup + reps; rep++) {
+    CUZK_CUDA_OK(cudaEventRecord(e0));
+    launch();
+    CUZK_CUDA_OK(cudaEventRecord(e1));
+    CUZK_CUDA_OK(cudaEventSynchronize(e1));
+    float f;
+    CUZK_CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
+    if (rep >= warmup) t.push_back(f);
+  }
+  CUZK_CUDA_OK(cudaEventDestroy(e0));
+  CUZK_CUDA_OK(cudaEventDestroy(e1));
+  return median(t);
+}
+
 inline double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
