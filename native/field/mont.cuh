@@ -160,9 +160,15 @@ struct __align__(16) dmont_t {
     return r;
   }
 
-  __device__ __forceinline__ dmont_t sqr() const { return *this * *this; }
+  // sqr_sos: 0.79 of mul's time on the H200 for 8 and 12 limbs (gpu_selftest bench, 2026-12-01); a call
+  // where the multiply is one, for the same reason (the instruction cache)
+  __device__ __forceinline__ dmont_t sqr() const {
+    if constexpr (P::INLINE_MUL) return sqr_sos(*this);
+    else return sqr_call(*this);
+  }
+  __device__ __noinline__ static dmont_t sqr_call(const dmont_t a) { return sqr_sos(a); }
 
-  // a·a·R^-1 by its own products (not yet the one sqr() uses: timed against mul by gpu_selftest first):
+  // a·a·R^-1 by its own products:
   // the off-diagonal products a_i·a_j (i < j) once, doubled, plus the squares a_i^2 give T = a^2 in 2N
   // limbs, N(N+1)/2 products against mul's N^2; then REDC(T) = T_hi + (T_lo + M·p)/R, the second term
   // being N reduction rows on T_lo alone (as from_mont), < p + 1, and T_hi < p^2/R < p/4, so one

@@ -52,8 +52,8 @@ struct affine_blocks_of<dev::bls12_381_fq2_t> {
 };
 
 // Which accumulation bucket_sums runs: acc_xyzz the XYZZ kernel, acc_affine the batch-affine one for
-// every MSM, acc_auto the batch-affine one where there are lanes enough (about 64 pairs a chunk, at
-// most affine_lanes_cap; the lanes share one inversion, so fewer than affine_min_lanes would not pay),
+// every MSM, acc_auto the batch-affine one where there are lanes enough (affine_lanes_cap of them with
+// at least 4 pairs a chunk; the lanes share one inversion, so fewer than affine_min_lanes would not pay),
 // acc_default (CUZK_GPU_ACC unset) what affine_by_default says for the field. CUZK_GPU_ACC=
 // xyzz|affine|auto and CUZK_GPU_ACC_LANES=N (read once; measuring knobs) set these, and benchmarks may.
 enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2, acc_default = 3 };
@@ -65,12 +65,22 @@ inline int& accumulate_choice() {
   }();
   return c;
 }
-// Whether acc_default means acc_auto for field DF (else acc_xyzz): false everywhere until the kernel
-// is timed on the H200 (no GPU was lent in the session that wrote it); set a field's to true where
-// gpu_selftest bench's "by accumulation kernel" line shows the batch-affine kernel ahead.
+// Whether acc_default means acc_auto for field DF (else acc_xyzz), by gpu_selftest bench's "by
+// accumulation kernel" lines on the H200 (2026-12-01, 32 lanes, no prefetch, against XYZZ): G2 ahead
+// at every size (BN254 2^20/2^22/2^24: -1/-13/-2%; BLS12-381: -8/-17/-11%), G1 behind at 2^20 and
+// 2^24 (BN254 +14%, BLS12-381 +15/+10%): its lanes' sums and prefix products live in local memory,
+// ~220 bytes of traffic per addition, which XYZZ keeps in registers.
 template <class DF>
 struct affine_by_default {
   static constexpr bool value = false;
+};
+template <>
+struct affine_by_default<dev::bn254_fq2_t> {
+  static constexpr bool value = true;
+};
+template <>
+struct affine_by_default<dev::bls12_381_fq2_t> {
+  static constexpr bool value = true;
 };
 template <class DF>
 inline int accumulate_choice_for() {
@@ -84,11 +94,13 @@ inline uint32_t& affine_lanes_override() {  // 0: by the rule above
   }();
   return n;
 }
-// Whether the lanes' loads run one lane ahead (affine_lanes.hpp PREFETCH); CUZK_GPU_ACC_PREFETCH=0 turns it off.
+// Whether the lanes' loads run one lane ahead (affine_lanes.hpp PREFETCH): off unless
+// CUZK_GPU_ACC_PREFETCH=1, since it lost on the H200 in every case timed (the loads' registers cost
+// more than their latency hidden: BN254 G2 2^24 262.9 ms against 249.9 without, 32 lanes).
 inline bool& affine_prefetch() {
   static bool on = [] {
     const char* v = std::getenv("CUZK_GPU_ACC_PREFETCH");
-    return !(v && std::string(v) == "0");
+    return v && std::string(v) == "1";
   }();
   return on;
 }
@@ -101,7 +113,7 @@ inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads) {
   constexpr uint32_t cap = affine_lanes_cap<DF>::value;
   const int choice = accumulate_choice_for<DF>();
   if (choice == acc_xyzz) return 0;
-  uint32_t lanes = uint32_t(std::min<size_t>(cap, npairs / (64 * size_t(std::max(threads, 1u)))));
+  uint32_t lanes = uint32_t(std::min<size_t>(cap, npairs / (4 * size_t(std::max(threads, 1u)))));
   if (affine_lanes_override()) lanes = std::min<uint32_t>(affine_lanes_override(), cap);
   if (choice == acc_affine) return std::max(lanes, 1u);
   return lanes >= affine_min_lanes ? lanes : 0;

@@ -327,8 +327,9 @@ inline int& accumulate_blocks() {
 }
 
 // Window width by modelled cost, calibrated on the H200 (gpu_selftest bench, random scalars): m·nwin
-// mixed additions at ~13 mults against nwin·2^(c-1) buckets at ~80 (memset, the reduction's two
-// general additions, and their share of the sort and flushes). Widths whose top window keeps fewer
+// mixed additions at ~13 mults against nwin·2^(c-1) buckets at ~50 (memset, the reduction's two
+// general additions, and their share of the sort and flushes; fitted 2026-12-01 to BN254 G1 2^24 at
+// c = 17, 19, 20: 85.3, 83.7, 80.3 ms, so c = 20 there and c = 16 at 2^20, as timed). Widths whose top window keeps fewer
 // than 8 bits are skipped: its few buckets hold m/2^(t-1) points each, the chunk length grows to
 // the square root of that for every window, and the accumulation runs short of threads (2^24, c = 18:
 // a 3-bit top window, 147 ms against 105 for c = 19).
@@ -340,7 +341,7 @@ inline uint32_t choose_window(size_t m, uint32_t nbits) {
     for (uint32_t c = 4; c <= 22; c++) {
       uint32_t nwin = (nbits + c) / c, top = nbits + 1 - (nwin - 1) * c;
       if (pass == 0 && top < 8 && top < c) continue;
-      double cost = double(m) * nwin * 13.0 + double(nwin) * double(1u << (c - 1)) * 80.0;
+      double cost = double(m) * nwin * 13.0 + double(nwin) * double(1u << (c - 1)) * 50.0;
       if (cost < best_cost) { best_cost = cost; best = c; }
     }
   }

@@ -93,6 +93,10 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
   std::mt19937_64 g(seed() + 1);
   std::vector<uint8_t> sc(32 * nmax);
   for (size_t i = 0; i < nmax; i++) rand_scalar_bytes<typename C::fr_t>(&sc[32 * i], g);
+  uint32_t nbits = 0;  // the scalars' largest bit length, as msm_device finds it (the window it chooses)
+  for (size_t i = 0; i < nmax; i++)
+    for (int b = 31; b >= 0; b--)
+      if (sc[32 * i + b]) { nbits = std::max<uint32_t>(nbits, 8 * b + 32 - __builtin_clz(sc[32 * i + b])); break; }
   gpu_stream_t st;
   affine_t<G>* d_pts;
   uint8_t* d_sc;
@@ -116,7 +120,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
     char buf[200];
     std::snprintf(buf, sizeof buf, "MSM %-13s 2^%u: %9.2f ms  floor %7.1f ms  eff %.2f  (sppark %s ms) c=%u", name,
                   lgs[k], med, floor[k], floor[k] / med, peer[k] > 0 ? std::to_string(peer[k]).substr(0, 5).c_str() : "-",
-                  msm_gpu::choose_window(n, 254));
+                  msm_gpu::choose_window(n, nbits));
     g_table.push_back(buf);
     std::printf("%s\n", buf);
     using DF = gpu_t<G>;
@@ -191,7 +195,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       std::printf("%s\n", line.c_str());
     }
     if (sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // window widths around the model's choice
-      uint32_t c0 = msm_gpu::choose_window(n, 254);
+      uint32_t c0 = msm_gpu::choose_window(n, nbits);
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by window:";
       for (uint32_t c = c0 - 2; c <= c0 + 2; c++) {
         msm_gpu::window_override() = c;
