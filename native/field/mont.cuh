@@ -160,10 +160,13 @@ struct __align__(16) dmont_t {
     return r;
   }
 
-  // sqr_sos: 0.79 of mul's time on the H200 for 8 and 12 limbs (gpu_selftest bench, 2026-12-01); a call
-  // where the multiply is one, for the same reason (the instruction cache)
+  // sqr_sos for 8 limbs (0.79 of mul's time on the H200, gpu_selftest bench, 2026-12-01), a call where
+  // the multiply is one, for the same reason (the instruction cache). Not for 12: there it is 0.78 of
+  // mul alone, but it made BLS12-381 G1 MSMs 5% slower (2^24 c = 20: 174.4 ms against 165.8; 2^20
+  // 15.6 against 14.8), probably as its 24-limb product outgrows the accumulation's register budget.
   __device__ __forceinline__ dmont_t sqr() const {
-    if constexpr (P::INLINE_MUL) return sqr_sos(*this);
+    if constexpr (N > 8) return *this * *this;
+    else if constexpr (P::INLINE_MUL) return sqr_sos(*this);
     else return sqr_call(*this);
   }
   __device__ __noinline__ static dmont_t sqr_call(const dmont_t a) { return sqr_sos(a); }

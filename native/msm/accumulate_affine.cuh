@@ -33,28 +33,49 @@ __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
 }
 
 // Blocks of 128 per SM the affine kernel is compiled for (its sums live in local memory, so it needs
-// fewer registers than accumulate_kernel).
+// fewer registers than accumulate_kernel): `initial` is what it runs, `choices` what gpu_selftest bench
+// times beside it (more blocks: more warps to hide the local-memory latency that bounds the kernel,
+// ncu 2026-12-01: BN254 G1 2^24 stalled 47% on L1TEX at 16 warps per SM, DRAM 50% busy).
 template <class DF>
 struct affine_blocks_of {
-  static constexpr int value = 4;
+  static constexpr int choices[3] = {2, 4, 6};
+  static constexpr int initial = 4;
 };
 template <>
 struct affine_blocks_of<dev::bls12_381_fq_t> {
-  static constexpr int value = 3;
+  static constexpr int choices[3] = {2, 3, 4};
+  static constexpr int initial = 3;
 };
 template <>
 struct affine_blocks_of<dev::bn254_fq2_t> {
-  static constexpr int value = 3;
+  static constexpr int choices[3] = {2, 3, 4};
+  static constexpr int initial = 3;
 };
 template <>
 struct affine_blocks_of<dev::bls12_381_fq2_t> {
-  static constexpr int value = 2;
+  static constexpr int choices[3] = {1, 2, 3};
+  static constexpr int initial = 2;
 };
+template <class DF>
+inline int& affine_blocks() {  // one of affine_blocks_of<DF>::choices (benchmarks set it)
+  static int b = affine_blocks_of<DF>::initial;
+  return b;
+}
+// The affine kernel compiled for |blocks| blocks per SM; with the prefetch only at the initial count.
+template <class DF, size_t I = 0>
+auto affine_for(int blocks, bool prefetch) {
+  constexpr auto& c = affine_blocks_of<DF>::choices;
+  if (prefetch) return accumulate_affine_kernel<DF, affine_blocks_of<DF>::initial, true>;
+  if constexpr (I + 1 < std::size(c)) {
+    if (blocks != c[I]) return affine_for<DF, I + 1>(blocks, false);
+  }
+  return accumulate_affine_kernel<DF, c[I], false>;
+}
 
 // Which accumulation bucket_sums runs: acc_xyzz the XYZZ kernel, acc_affine the batch-affine one for
 // every MSM, acc_auto the batch-affine one where there are lanes enough (affine_lanes_cap of them with
 // at least 4 pairs a chunk; the lanes share one inversion, so fewer than affine_min_lanes would not pay),
-// acc_default (CUZK_GPU_ACC unset) what affine_by_default says for the field. CUZK_GPU_ACC=
+// acc_default (CUZK_GPU_ACC unset) what affine_min_pairs says for the field. CUZK_GPU_ACC=
 // xyzz|affine|auto and CUZK_GPU_ACC_LANES=N (read once; measuring knobs) set these, and benchmarks may.
 enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2, acc_default = 3 };
 inline int& accumulate_choice() {
@@ -65,27 +86,29 @@ inline int& accumulate_choice() {
   }();
   return c;
 }
-// Whether acc_default means acc_auto for field DF (else acc_xyzz), by gpu_selftest bench's "by
-// accumulation kernel" lines on the H200 (2026-12-01, 32 lanes, no prefetch, against XYZZ): G2 ahead
-// at every size (BN254 2^20/2^22/2^24: -1/-13/-2%; BLS12-381: -8/-17/-11%), G1 behind at 2^20 and
-// 2^24 (BN254 +14%, BLS12-381 +15/+10%): its lanes' sums and prefix products live in local memory,
-// ~220 bytes of traffic per addition, which XYZZ keeps in registers.
+// The fewest sorted pairs for which acc_default means acc_auto for field DF (else acc_xyzz), by
+// gpu_selftest bench's "by accumulation kernel" lines on the H200 (2026-12-01, 32 lanes, no prefetch,
+// against XYZZ, both at the window the model picks): G2 ahead at every size (BN254 2^20/2^22/2^24:
+// 21.8/61.5/206.4 ms against 22.4/70.9/247.0; BLS12-381 46.9/140.6/477.1 against 50.7/167.8/572.4);
+// BN254 G1 ahead at 2^24 only (72.5 against 77.0; 2^22 22.0 / 22.2, 2^20 8.2 / 6.9), so from 2^27
+// pairs (2^24 scalars make 13 windows' worth, 2^22 ~2^26); BLS12-381 G1 not yet (its 2^24 times were
+// taken with the 12-limb squaring that sqr() no longer uses: 169.5 against 174.5).
 template <class DF>
-struct affine_by_default {
-  static constexpr bool value = false;
+struct affine_min_pairs {
+  static constexpr size_t value = 0;
 };
 template <>
-struct affine_by_default<dev::bn254_fq2_t> {
-  static constexpr bool value = true;
+struct affine_min_pairs<dev::bn254_fq_t> {
+  static constexpr size_t value = size_t(1) << 27;
 };
 template <>
-struct affine_by_default<dev::bls12_381_fq2_t> {
-  static constexpr bool value = true;
+struct affine_min_pairs<dev::bls12_381_fq_t> {
+  static constexpr size_t value = ~size_t(0);
 };
 template <class DF>
-inline int accumulate_choice_for() {
+inline int accumulate_choice_for(size_t npairs) {
   int c = accumulate_choice();
-  return c != acc_default ? c : affine_by_default<DF>::value ? acc_auto : acc_xyzz;
+  return c != acc_default ? c : npairs >= affine_min_pairs<DF>::value ? acc_auto : acc_xyzz;
 }
 inline uint32_t& affine_lanes_override() {  // 0: by the rule above
   static uint32_t n = [] {
@@ -111,7 +134,7 @@ constexpr uint32_t affine_min_lanes = 16;
 template <class DF>
 inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads) {
   constexpr uint32_t cap = affine_lanes_cap<DF>::value;
-  const int choice = accumulate_choice_for<DF>();
+  const int choice = accumulate_choice_for<DF>(npairs);
   if (choice == acc_xyzz) return 0;
   uint32_t lanes = uint32_t(std::min<size_t>(cap, npairs / (4 * size_t(std::max(threads, 1u)))));
   if (affine_lanes_override()) lanes = std::min<uint32_t>(affine_lanes_override(), cap);

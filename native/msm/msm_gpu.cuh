@@ -99,9 +99,8 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
-  auto aff = affine_prefetch() ? accumulate_affine_kernel<DF, affine_blocks_of<DF>::value, true>
-                               : accumulate_affine_kernel<DF, affine_blocks_of<DF>::value, false>;
-  const uint32_t aff_threads = accumulate_choice_for<DF>() == acc_xyzz ? 0 : resident_threads(aff, 128);
+  auto aff = affine_for<DF>(affine_blocks<DF>(), affine_prefetch());
+  const uint32_t aff_threads = accumulate_choice_for<DF>(sd.npairs) == acc_xyzz ? 0 : resident_threads(aff, 128);
   const uint32_t lanes = aff_threads ? affine_lanes_for<DF>(sd.npairs, aff_threads) : 0;
   if (lanes) {  // one wave of threads, |lanes| chunks each
     plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, lanes * aff_threads, chunk_len);

@@ -50,9 +50,8 @@ void check_msm_group(const char* name, int32_t group, const point_set_t<C, G>& p
       affine_t<G> gpu = msm_gpu_host<G>(pts.data(), sc.data(), n).to_affine();
       double t_gpu = now_ms() - t0;
       bool ok = gpu == ps.expected(sc.data(), logs, n);
-      // each accumulation kernel the default above was not sure to be, forced on the same case
+      // each accumulation kernel forced on the same case (the default picks by field and size)
       for (int acc : {msm_gpu::acc_xyzz, msm_gpu::acc_affine}) {
-        if (acc == msm_gpu::accumulate_choice_for<gpu_t<G>>()) continue;
         int keep = msm_gpu::accumulate_choice();
         msm_gpu::accumulate_choice() = acc;
         bool same = msm_gpu_host<G>(pts.data(), sc.data(), n).to_affine() == gpu;
@@ -151,7 +150,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       int keep = msm_gpu::accumulate_choice();
       uint32_t keep_lanes = msm_gpu::affine_lanes_override();
       bool keep_prefetch = msm_gpu::affine_prefetch();
-      for (uint32_t variant : {0u, 8u, 16u, 24u, 32u, 48u, 64u, 32u | 128u}) {  // 128: without the prefetch
+      for (uint32_t variant : {0u, 8u, 16u, 24u, 32u, 48u, 64u, 32u | 128u, 64u | 128u}) {  // 128: without the prefetch
         uint32_t lanes = variant & 127;
         if (lanes > uint32_t(msm_gpu::affine_lanes_cap<gpu_t<G>>::value)) continue;
         msm_gpu::accumulate_choice() = lanes ? msm_gpu::acc_affine : msm_gpu::acc_xyzz;
@@ -168,6 +167,28 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
         }
         line += " " + what + "=" + std::to_string(median(tm)).substr(0, 6);
       }
+      g_table.push_back(line);
+      std::printf("%s\n", line.c_str());
+      // the batch-affine kernel (its lanes by the rule, no prefetch) at each blocks/SM it is compiled for
+      line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by affine blocks/SM:";
+      msm_gpu::accumulate_choice() = msm_gpu::acc_affine;
+      msm_gpu::affine_lanes_override() = 0;
+      msm_gpu::affine_prefetch() = false;
+      const int keep_blocks = msm_gpu::affine_blocks<DF>();
+      for (int b : msm_gpu::affine_blocks_of<DF>::choices) {
+        msm_gpu::affine_blocks<DF>() = b;
+        bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
+        report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " affine at " +
+                         std::to_string(b) + " blocks/SM matches");
+        std::vector<double> tm;
+        for (int rep = 0; rep < 3; rep++) {
+          double t0 = now_ms();
+          msm_device<G>(d_pts, d_sc, n, st);
+          tm.push_back(now_ms() - t0);
+        }
+        line += " b" + std::to_string(b) + "=" + std::to_string(median(tm)).substr(0, 6);
+      }
+      msm_gpu::affine_blocks<DF>() = keep_blocks;
       msm_gpu::accumulate_choice() = keep;
       msm_gpu::affine_lanes_override() = keep_lanes;
       msm_gpu::affine_prefetch() = keep_prefetch;
