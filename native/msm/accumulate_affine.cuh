@@ -34,8 +34,13 @@ __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
 
 // Blocks of 128 per SM the affine kernel is compiled for (its sums live in local memory, so it needs
 // fewer registers than accumulate_kernel): `initial` is what it runs, `choices` what gpu_selftest bench
-// times beside it (more blocks: more warps to hide the local-memory latency that bounds the kernel,
-// ncu 2026-12-01: BN254 G1 2^24 stalled 47% on L1TEX at 16 warps per SM, DRAM 50% busy).
+// times beside it. ncu (2026-12-01, BN254 G1 2^24): stalled 47% on L1TEX (its local memory) at 16 warps
+// per SM, DRAM 50% busy; yet more blocks lost (fewer registers, spills) and fewer won where a point is
+// larger: H200 ms at 2^20 / 2^22 / 2^24 by blocks/SM, 32 lanes (64 on BN254 G1), no prefetch:
+//   BN254 G1      b2 8.05 / 23.2 / 76.6    b4 8.18 / 22.2 / 71.6    b6 9.38 / 24.3 / 81.7
+//   BLS12-381 G1  b2 15.7 / 47.8 / 159.8   b3 16.7 / 49.1 / 156.9   b4 18.2 / 52.6 / 158.4
+//   BN254 G2      b2 20.4 / 58.5 / 198.5   b3 21.8 / 61.0 / 206.5   b4 23.8 / 66.8 / 218.6
+//   BLS12-381 G2  b1 46.4 / 138.3 / 470.0  b2 46.2 / 138.1 / 470.3  b3 49.3 / 152.7 / 485.7
 template <class DF>
 struct affine_blocks_of {
   static constexpr int choices[3] = {2, 4, 6};
@@ -49,7 +54,7 @@ struct affine_blocks_of<dev::bls12_381_fq_t> {
 template <>
 struct affine_blocks_of<dev::bn254_fq2_t> {
   static constexpr int choices[3] = {2, 3, 4};
-  static constexpr int initial = 3;
+  static constexpr int initial = 2;
 };
 template <>
 struct affine_blocks_of<dev::bls12_381_fq2_t> {
@@ -87,12 +92,12 @@ inline int& accumulate_choice() {
   return c;
 }
 // The fewest sorted pairs for which acc_default means acc_auto for field DF (else acc_xyzz), by
-// gpu_selftest bench's "by accumulation kernel" lines on the H200 (2026-12-01, 32 lanes, no prefetch,
-// against XYZZ, both at the window the model picks): G2 ahead at every size (BN254 2^20/2^22/2^24:
-// 21.8/61.5/206.4 ms against 22.4/70.9/247.0; BLS12-381 46.9/140.6/477.1 against 50.7/167.8/572.4);
-// BN254 G1 ahead at 2^24 only (72.5 against 77.0; 2^22 22.0 / 22.2, 2^20 8.2 / 6.9), so from 2^27
-// pairs (2^24 scalars make 13 windows' worth, 2^22 ~2^26); BLS12-381 G1 not yet (its 2^24 times were
-// taken with the 12-limb squaring that sqr() no longer uses: 169.5 against 174.5).
+// gpu_selftest bench's "by accumulation kernel" and "by affine blocks/SM" lines on the H200
+// (2026-12-01, both kernels at the window the model picks; XYZZ ms against batch-affine at its
+// initial blocks/SM, 2^20 / 2^22 / 2^24): G2 ahead at every size (BN254 22.4 / 71.1 / 247.2 against
+// 20.4 / 58.5 / 198.5; BLS12-381 50.6 / 168.6 / 573.4 against 46.2 / 138.1 / 470.3); G1 ahead at 2^24
+// only (BN254 7.02 / 22.3 / 77.1 against 8.18 / 22.2 / 71.6; BLS12-381 14.7 / 48.9 / 165.7 against
+// 16.7 / 49.1 / 156.9), so from 2^27 pairs (2^24 scalars make 13 windows' worth, 2^22 about 2^26).
 template <class DF>
 struct affine_min_pairs {
   static constexpr size_t value = 0;
@@ -103,7 +108,7 @@ struct affine_min_pairs<dev::bn254_fq_t> {
 };
 template <>
 struct affine_min_pairs<dev::bls12_381_fq_t> {
-  static constexpr size_t value = ~size_t(0);
+  static constexpr size_t value = size_t(1) << 27;
 };
 template <class DF>
 inline int accumulate_choice_for(size_t npairs) {
