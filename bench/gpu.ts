@@ -7,7 +7,6 @@
 // 3 runs up to 2^20, 1 at 2^22, none at 2^24, where it would take ~90 s: that proof is verified, not compared). One table
 // with floors (bench/gpu-floors.ts), sppark's times and the targets, appended to bench/RESULTS.md.
 // `--dry` runs it all on the CPU core (device -1, nothing appended): a check of this file, not a measurement.
-import { execSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +24,7 @@ import { curveByName, type CurveName } from '../src/formats/curves.js';
 import { decodeG1, decodeG2, leToBigint, scalarToLe } from '../src/formats/lem.js';
 import { WtnsFile } from '../src/formats/wtns.js';
 import { PINNED_H2D_GB_PER_S, SPPARK_MS, TARGETS, floorMs, type GpuKernel } from './gpu-floors.js';
+import { commitOf } from './results.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -84,14 +84,7 @@ function opt(argv: string[], name: string, dflt: string): string {
   return i >= 0 && argv[i + 1] ? argv[i + 1]! : dflt;
 }
 
-function commit(): string {
-  if (process.env.CUZK_COMMIT) return process.env.CUZK_COMMIT;
-  try {
-    return execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return 'unknown (no git here; set CUZK_COMMIT)';
-  }
-}
+const commit = () => commitOf(root);
 
 /** Random scalars below r for both curves (top byte below BN254 r's 0x30) in `buf`. */
 function fillScalars(buf: Uint8Array, n: number): void {

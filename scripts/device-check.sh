@@ -8,6 +8,11 @@ mkdir -p "$OUT"
 step() { echo "=== $1 ($(date +%T))"; }
 what=${1:-all}
 export CUZK_LOG=${CUZK_LOG:-warn}
+# benches name the commit they measured: the carried core's when `build` installed one (this copy's .git may be stale)
+if [[ -z ${CUZK_COMMIT:-} && -f build/carry/commit ]] &&
+   { [[ -f build/carry/libcuzk_cuda.so.xz && ( $what == build || $what == all ) ]] || [[ -f build/native/.carried ]]; }; then
+  export CUZK_COMMIT="$(paste -sd' ' build/carry/commit) (carried core)"
+fi
 
 if [[ $what == build || $what == all ]]; then
   step build
@@ -17,7 +22,9 @@ if [[ $what == build || $what == all ]]; then
     mkdir -p build/native
     xz -dc build/carry/libcuzk_cuda.so.xz > build/native/libcuzk_cuda.so
     xz -dc build/carry/libcuzk_cpu.so.xz > build/native/libcuzk_cpu.so
+    touch build/native/.carried
   else
+    rm -f build/native/.carried
     CUZK_CUDA=1 npm run build:native > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
     grep -E "CUDA core|WARNING" "$OUT/build.log"
   fi
