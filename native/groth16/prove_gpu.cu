@@ -168,18 +168,15 @@ void gpu_key_release(const cuzk_key* key) {
 // the same, but their first accumulation waits for the transforms (an accumulation's blocks hold an
 // SM's registers for milliseconds, so transform kernels queued beside them wait); "serial" after
 // everything else, which shows each side's own time. (Starting them wholly after the transforms
-// measured 48.1 against 44.7 ms per 2^20 proof; sort-beside keeps their scalar side overlapped.)
-// "priority": as "streams", with synthesis, the transforms and H on a stream of the device's highest
-// priority, so their blocks take the SMs that the witness MSMs' blocks free first (not yet timed).
-enum class overlap_t { streams, sort_beside, serial, priority };
+// measured 48.1 against 44.7 ms per 2^20 proof; sort-beside keeps their scalar side overlapped. A
+// stream of the device's highest priority for synthesis, the transforms and H did not help, H200
+// 2026-12-01: transforms 8.56 against 8.76 ms at 2^20, the 2^22 proof 90.3 against 86.0; removed.)
+enum class overlap_t { streams, sort_beside, serial };
 overlap_t overlap_mode() {
   static const overlap_t m = [] {
     const char* v = std::getenv("CUZK_GPU_OVERLAP");
     std::string s = v ? v : "";
-    return s == "serial"        ? overlap_t::serial
-           : s == "sort-beside" ? overlap_t::sort_beside
-           : s == "priority"    ? overlap_t::priority
-                                : overlap_t::streams;
+    return s == "serial" ? overlap_t::serial : s == "sort-beside" ? overlap_t::sort_beside : overlap_t::streams;
   }();
   return m;
 }
@@ -220,7 +217,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   std::shared_ptr<key_dev_t> kd = resident_key<C>(key, device);
 
   const overlap_t mode = overlap_mode();
-  gpu_stream_t st(mode == overlap_t::priority), st_w;
+  gpu_stream_t st, st_w;
   dev_arena_t ar(st);
   F *d_a = ar.alloc<F>(2 * n), *d_b = d_a + n, *d_c = ar.alloc<F>(n), *d_t = ar.alloc<F>(n);
   uint8_t* d_w = ar.alloc<uint8_t>(w_bytes);

@@ -62,13 +62,6 @@ inline gpu_counters_t& gpu_counters() {
 struct gpu_stream_t {
   cudaStream_t s = nullptr;
   gpu_stream_t() { CUZK_CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  // urgent: the device's highest stream priority (its pending blocks are dispatched before other
-  // streams' when SMs free up; running blocks are not preempted)
-  explicit gpu_stream_t(bool urgent) {
-    int least = 0, greatest = 0;
-    CUZK_CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CUZK_CUDA_OK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, urgent ? greatest : least));
-  }
   ~gpu_stream_t() { if (s) (void)cudaStreamDestroy(s); }
   gpu_stream_t(const gpu_stream_t&) = delete;
   gpu_stream_t& operator=(const gpu_stream_t&) = delete;
