@@ -103,19 +103,23 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
   CUZK_CUDA_OK(cudaMalloc(&d_sc, 32 * nmax));
   CUZK_CUDA_OK(cudaMemcpy(d_pts, ps.pts.data(), nmax * sizeof(affine_t<G>), cudaMemcpyHostToDevice));
   CUZK_CUDA_OK(cudaMemcpy(d_sc, sc.data(), 32 * nmax, cudaMemcpyHostToDevice));
+  // median wall ms of |reps| msm_device calls of size n (after the caller's warm-up)
+  auto median_ms = [&](size_t n, int reps) {
+    std::vector<double> t;
+    for (int rep = 0; rep < reps; rep++) {
+      double t0 = now_ms();
+      msm_device<G>(d_pts, d_sc, n, st);
+      t.push_back(now_ms() - t0);
+    }
+    return median(t);
+  };
   for (int k = 0; k < 4; k++) {
     size_t n = size_t(1) << lgs[k];
     if (n > nmax) break;
     affine_t<G> r = msm_device<G>(d_pts, d_sc, n, st).to_affine();
     report(r == ps.expected(sc.data(), ps.dlog, n), std::string("msm bench ") + name + " 2^" +
                                                         std::to_string(lgs[k]) + " result matches the oracle");
-    std::vector<double> ms;
-    for (int rep = 0; rep < 5; rep++) {
-      double t0 = now_ms();
-      msm_device<G>(d_pts, d_sc, n, st);
-      ms.push_back(now_ms() - t0);
-    }
-    double med = median(ms);
+    const double med = median_ms(n, 5);
     char buf[200];
     std::snprintf(buf, sizeof buf, "MSM %-13s 2^%u: %9.2f ms  floor %7.1f ms  eff %.2f  (sppark %s ms) c=%u", name,
                   lgs[k], med, floor[k], floor[k] / med, peer[k] > 0 ? std::to_string(peer[k]).substr(0, 5).c_str() : "-",
@@ -159,13 +163,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
         bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
         std::string what = lanes ? "affine" + std::to_string(lanes) + (variant & 128 ? "np" : "") : std::string("xyzz");
         report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " " + what + " matches");
-        std::vector<double> tm;
-        for (int rep = 0; rep < 3; rep++) {
-          double t0 = now_ms();
-          msm_device<G>(d_pts, d_sc, n, st);
-          tm.push_back(now_ms() - t0);
-        }
-        line += " " + what + "=" + std::to_string(median(tm)).substr(0, 6);
+        line += " " + what + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
@@ -180,13 +178,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
         bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
         report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " affine at " +
                          std::to_string(b) + " blocks/SM matches");
-        std::vector<double> tm;
-        for (int rep = 0; rep < 3; rep++) {
-          double t0 = now_ms();
-          msm_device<G>(d_pts, d_sc, n, st);
-          tm.push_back(now_ms() - t0);
-        }
-        line += " b" + std::to_string(b) + "=" + std::to_string(median(tm)).substr(0, 6);
+        line += " b" + std::to_string(b) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
       msm_gpu::affine_blocks<DF>() = keep_blocks;
       msm_gpu::accumulate_choice() = keep;
@@ -203,13 +195,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
         report(msm_device<G>(d_pts, d_sc, n, st).to_affine() == r,
                std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " with " + std::to_string(t) +
                    " accumulation waves matches");
-        std::vector<double> tm;
-        for (int rep = 0; rep < 3; rep++) {
-          double t0 = now_ms();
-          msm_device<G>(d_pts, d_sc, n, st);
-          tm.push_back(now_ms() - t0);
-        }
-        line += " w" + std::to_string(t) + "=" + std::to_string(median(tm)).substr(0, 6);
+        line += " w" + std::to_string(t) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
       msm_gpu::accumulate_waves() = keep;
       g_table.push_back(line);
@@ -220,13 +206,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by window:";
       for (uint32_t c = c0 - 2; c <= c0 + 2; c++) {
         msm_gpu::window_override() = c;
-        std::vector<double> t;
-        for (int rep = 0; rep < 3; rep++) {
-          double t0 = now_ms();
-          msm_device<G>(d_pts, d_sc, n, st);
-          t.push_back(now_ms() - t0);
-        }
-        line += " c" + std::to_string(c) + "=" + std::to_string(median(t)).substr(0, 6);
+        line += " c" + std::to_string(c) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
       msm_gpu::window_override() = 0;
       g_table.push_back(line);
