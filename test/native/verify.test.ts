@@ -1,7 +1,8 @@
 // cuzk_groth16_verify on the committed snarkjs vectors (test/vectors, both curves, every circuit):
 // valid proofs verify; tampered ones (A negated, a public +1, B from another proof, C off the curve,
 // points at infinity, B or A outside the order-r subgroup, a coordinate >= q, mixed proof/public
-// sets) are rejected, agreeing with snarkjs's own verify; a public >= r is E_INVALID_ARG.
+// sets) are rejected, agreeing with snarkjs's own verify (but for one case where snarkjs's answer is
+// undefined, noted below); a public >= r is E_INVALID_ARG.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
@@ -88,6 +89,7 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
       if (curve === 'bls12381') cases.push(['A on the curve, outside G1', { ...proof, a: bls12G1OutsideSubgroup() }, publics]);
       for (const [what, p, xs] of cases) {
         assert.equal(verify(key, xs, p), false, what);
+        if (curve === 'bls12381' && what === 'B at infinity') continue; // snarkjs's answer is stale memory: see below
         const pj = { pi_a: g1ToJson(p.a), pi_b: g2ToJson(p.b), pi_c: g1ToJson(p.c), protocol: 'groth16', curve };
         assert.equal(await snarkjsVerify(s1.vkJson, xs.map(String), pj), false, `snarkjs: ${what}`);
       }
@@ -109,6 +111,14 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
     });
   });
 }
+
+// snarkjs 0.7.6 has no defined answer for a BLS12-381 proof whose B is the point at infinity:
+// wasmcurves' bls12381 prepareG2 returns early for it, leaving its line coefficients unwritten,
+// and millerLoop tests that G2 point with the G1 isZero (it reads y.c0 = 1: not zero), so the loop
+// runs on whatever the worker's previous pairing left at that address. With 4 or more ffjavascript
+// workers (one per os.cpus() entry) each pairing lands on the worker that ran the same pair last,
+// and the B of the proof verified just before makes this tampered proof verify (true). cuzk rejects
+// it either way (the assert above); with 2 workers snarkjs happens to say false.
 
 /** A point of E'(Fq2) of order not dividing r: x = k, the first k with x^3 + b' a square. */
 function twistPointOutsideG2(curve: CurveName): G2 {
