@@ -3,8 +3,7 @@
 // cuzk_debug_bingcd_inv: the binary-GCD inversion (field/inv_bingcd.hpp) of Montgomery images
 // (field 0 BN254 Fq, 1 BN254 Fr, 2 BLS12-381 Fq, 3 BLS12-381 Fr; out = the image of a^-1, 0 for 0).
 // cuzk_debug_affine_lanes: the batch-affine accumulation (msm/affine_lanes.hpp), threads t < T in turn,
-// over LEM affine points and sorted (bucket, point|sign) pairs, with its loads one lane ahead or not
-// (prefetch); writes the XYZZ images (X, Y, ZZ, ZZZ)
+// over LEM affine points and sorted (bucket, point|sign) pairs; writes the XYZZ images (X, Y, ZZ, ZZZ)
 // of the buckets, heads and tails it produces (slots it does not write are left as they were).
 #ifdef CUZK_TEST_HOOKS
 #include <cstring>
@@ -41,7 +40,7 @@ void bingcd_inv(const uint8_t* a, uint8_t* out, uint64_t n) {
 
 template <class G>
 void affine_lanes_run(const uint8_t* pts, uint64_t npts, const uint32_t* keys, const uint32_t* vals, uint64_t E,
-                      uint32_t L, uint32_t T, uint32_t lanes, bool prefetch, uint8_t* buckets, uint64_t nbuckets,
+                      uint32_t L, uint32_t T, uint32_t lanes, uint8_t* buckets, uint64_t nbuckets,
                       uint8_t* heads, uint8_t* tails) {
   using A = affine_t<G>;
   using X = xyzz_t<G>;
@@ -59,10 +58,7 @@ void affine_lanes_run(const uint8_t* pts, uint64_t npts, const uint32_t* keys, c
   std::memcpy(t.data(), tails, chunks * sizeof(X));
   affine_lanes::io_t<A, X> io{p.data(), keys, vals, uint32_t(E), L, T, lanes, b.data(), h.data(), t.data()};
   using F = typename G::field_t;
-  for (uint32_t i = 0; i < T; i++) {
-    if (prefetch) affine_lanes::run_thread<F, true, affine_lanes::lanes_max>(i, io);
-    else affine_lanes::run_thread<F, false, affine_lanes::lanes_max>(i, io);
-  }
+  for (uint32_t i = 0; i < T; i++) affine_lanes::run_thread<F, affine_lanes::lanes_max>(i, io);
   std::memcpy(buckets, b.data(), nbuckets * sizeof(X));
   std::memcpy(heads, h.data(), chunks * sizeof(X));
   std::memcpy(tails, t.data(), chunks * sizeof(X));
@@ -88,8 +84,7 @@ CUZK_API cuzk_status cuzk_debug_bingcd_inv(int32_t field, const uint8_t* a, uint
 
 CUZK_API cuzk_status cuzk_debug_affine_lanes(int32_t curve, int32_t group, const uint8_t* pts, uint64_t npts,
                                              const uint32_t* keys, const uint32_t* vals, uint64_t E, uint32_t L,
-                                             uint32_t T, uint32_t lanes, int32_t prefetch, uint8_t* buckets,
-                                             uint64_t nbuckets,
+                                             uint32_t T, uint32_t lanes, uint8_t* buckets, uint64_t nbuckets,
                                              uint8_t* heads, uint8_t* tails, cuzk_error* err) {
   return guard([&] {
     require(lanes >= 1 && lanes <= uint32_t(affine_lanes::lanes_max), "cuzk_debug_affine_lanes: lanes must be 1..64");
@@ -98,13 +93,13 @@ CUZK_API cuzk_status cuzk_debug_affine_lanes(int32_t curve, int32_t group, const
     require((npts == 0 || pts) && (E == 0 || (keys && vals)) && (nbuckets == 0 || buckets) && heads && tails,
             "cuzk_debug_affine_lanes: a buffer is NULL");
     if (curve == CUZK_CURVE_BN254 && group == CUZK_G1)
-      affine_lanes_run<bn254_g1_params>(pts, npts, keys, vals, E, L, T, lanes, prefetch != 0, buckets, nbuckets, heads, tails);
+      affine_lanes_run<bn254_g1_params>(pts, npts, keys, vals, E, L, T, lanes, buckets, nbuckets, heads, tails);
     else if (curve == CUZK_CURVE_BN254 && group == CUZK_G2)
-      affine_lanes_run<bn254_g2_params>(pts, npts, keys, vals, E, L, T, lanes, prefetch != 0, buckets, nbuckets, heads, tails);
+      affine_lanes_run<bn254_g2_params>(pts, npts, keys, vals, E, L, T, lanes, buckets, nbuckets, heads, tails);
     else if (curve == CUZK_CURVE_BLS12_381 && group == CUZK_G1)
-      affine_lanes_run<bls12_381_g1_params>(pts, npts, keys, vals, E, L, T, lanes, prefetch != 0, buckets, nbuckets, heads, tails);
+      affine_lanes_run<bls12_381_g1_params>(pts, npts, keys, vals, E, L, T, lanes, buckets, nbuckets, heads, tails);
     else if (curve == CUZK_CURVE_BLS12_381 && group == CUZK_G2)
-      affine_lanes_run<bls12_381_g2_params>(pts, npts, keys, vals, E, L, T, lanes, prefetch != 0, buckets, nbuckets, heads, tails);
+      affine_lanes_run<bls12_381_g2_params>(pts, npts, keys, vals, E, L, T, lanes, buckets, nbuckets, heads, tails);
     else
       require(false, "cuzk_debug_affine_lanes: unknown curve or group");
   }, err);

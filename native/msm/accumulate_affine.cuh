@@ -1,6 +1,6 @@
 // The batch-affine bucket accumulation kernel (the lanes' text is msm/affine_lanes.hpp, shared with
-// the host's tests), its blocks per SM, and when bucket_sums (msm_gpu.cuh) runs it instead of
-// accumulate_kernel (pippenger.cuh).
+// the host's tests), its choice of blocks per SM (the table is accumulate_blocks_of, pippenger.cuh),
+// and when bucket_sums (msm_gpu.cuh) runs it instead of accumulate_kernel (pippenger.cuh).
 #pragma once
 #include <string>
 
@@ -23,58 +23,29 @@ struct affine_lanes_cap<dev::bn254_fq_t> {
   static constexpr int value = 64;
 };
 
-template <class DF, int MIN_BLOCKS, bool PREFETCH>
+// MIN_BLOCKS: blocks of 128 per SM that ptxas must fit (see accumulate_blocks_of's affine).
+template <class DF, int MIN_BLOCKS>
 __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_affine_kernel(
     const daffine_t<DF>* pts, const uint32_t* keys, const uint32_t* vals, const uint32_t* e_p,
     const uint32_t* chunk_len, uint32_t lanes, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads, dxyzz_t<DF>* tails) {
   affine_lanes::io_t<daffine_t<DF>, dxyzz_t<DF>> io{pts, keys, vals, *e_p, *chunk_len, gridDim.x * blockDim.x,
                                                     lanes, buckets, heads, tails};
-  affine_lanes::run_thread<DF, PREFETCH, affine_lanes_cap<DF>::value>(blockIdx.x * blockDim.x + threadIdx.x, io);
+  affine_lanes::run_thread<DF, affine_lanes_cap<DF>::value>(blockIdx.x * blockDim.x + threadIdx.x, io);
 }
 
-// Blocks of 128 per SM the affine kernel is compiled for (its sums live in local memory, so it needs
-// fewer registers than accumulate_kernel): `initial` is what it runs, `choices` what gpu_selftest bench
-// times beside it. ncu (2026-12-01, BN254 G1 2^24): stalled 47% on L1TEX (its local memory) at 16 warps
-// per SM, DRAM 50% busy; yet more blocks lost (fewer registers, spills) and fewer won where a point is
-// larger: H200 ms at 2^20 / 2^22 / 2^24 by blocks/SM, 32 lanes (64 on BN254 G1), no prefetch:
-//   BN254 G1      b2 8.05 / 23.2 / 76.6    b4 8.18 / 22.2 / 71.6    b6 9.38 / 24.3 / 81.7
-//   BLS12-381 G1  b2 15.7 / 47.8 / 159.8   b3 16.7 / 49.1 / 156.9   b4 18.2 / 52.6 / 158.4
-//   BN254 G2      b2 20.4 / 58.5 / 198.5   b3 21.8 / 61.0 / 206.5   b4 23.8 / 66.8 / 218.6
-//   BLS12-381 G2  b1 46.4 / 138.3 / 470.0  b2 46.2 / 138.1 / 470.3  b3 49.3 / 152.7 / 485.7
 template <class DF>
-struct affine_blocks_of {
-  static constexpr int choices[3] = {2, 4, 6};
-  static constexpr int initial = 4;
-};
-template <>
-struct affine_blocks_of<dev::bls12_381_fq_t> {
-  static constexpr int choices[3] = {2, 3, 4};
-  static constexpr int initial = 3;
-};
-template <>
-struct affine_blocks_of<dev::bn254_fq2_t> {
-  static constexpr int choices[3] = {2, 3, 4};
-  static constexpr int initial = 2;
-};
-template <>
-struct affine_blocks_of<dev::bls12_381_fq2_t> {
-  static constexpr int choices[3] = {1, 2, 3};
-  static constexpr int initial = 2;
-};
-template <class DF>
-inline int& affine_blocks() {  // one of affine_blocks_of<DF>::choices (benchmarks set it)
-  static int b = affine_blocks_of<DF>::initial;
+inline int& affine_blocks() {  // one of accumulate_blocks_of<DF>::affine (benchmarks set it)
+  static int b = accumulate_blocks_of<DF>::affine_initial;
   return b;
 }
-// The affine kernel compiled for |blocks| blocks per SM; with the prefetch only at the initial count.
+// The affine kernel compiled for |blocks| blocks per SM.
 template <class DF, size_t I = 0>
-auto affine_for(int blocks, bool prefetch) {
-  constexpr auto& c = affine_blocks_of<DF>::choices;
-  if (prefetch) return accumulate_affine_kernel<DF, affine_blocks_of<DF>::initial, true>;
+auto affine_for(int blocks) {
+  constexpr auto& c = accumulate_blocks_of<DF>::affine;
   if constexpr (I + 1 < std::size(c)) {
-    if (blocks != c[I]) return affine_for<DF, I + 1>(blocks, false);
+    if (blocks != c[I]) return affine_for<DF, I + 1>(blocks);
   }
-  return accumulate_affine_kernel<DF, c[I], false>;
+  return accumulate_affine_kernel<DF, c[I]>;
 }
 
 // Which accumulation bucket_sums runs: acc_xyzz the XYZZ kernel, acc_affine the batch-affine one for
@@ -121,16 +92,6 @@ inline uint32_t& affine_lanes_override() {  // 0: by the rule above
     return v ? uint32_t(std::clamp(std::atoi(v), 1, affine_lanes::lanes_max)) : 0u;
   }();
   return n;
-}
-// Whether the lanes' loads run one lane ahead (affine_lanes.hpp PREFETCH): off unless
-// CUZK_GPU_ACC_PREFETCH=1, since it lost on the H200 in every case timed (the loads' registers cost
-// more than their latency hidden: BN254 G2 2^24 262.9 ms against 249.9 without, 32 lanes).
-inline bool& affine_prefetch() {
-  static bool on = [] {
-    const char* v = std::getenv("CUZK_GPU_ACC_PREFETCH");
-    return v && std::string(v) == "1";
-  }();
-  return on;
 }
 constexpr uint32_t affine_min_lanes = 16;
 

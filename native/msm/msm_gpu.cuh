@@ -74,10 +74,10 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   return sd;
 }
 
-// The accumulation kernel compiled for |blocks| blocks per SM (one of accumulate_blocks_of<DF>::choices).
+// The accumulation kernel compiled for |blocks| blocks per SM (one of accumulate_blocks_of<DF>::xyzz).
 template <class DF, size_t I = 0>
 auto accumulate_for(int blocks) {
-  constexpr auto& c = accumulate_blocks_of<DF>::choices;
+  constexpr auto& c = accumulate_blocks_of<DF>::xyzz;
   if constexpr (I + 1 < std::size(c)) {
     if (blocks != c[I]) return accumulate_for<DF, I + 1>(blocks);
   }
@@ -99,7 +99,7 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
-  auto aff = affine_for<DF>(affine_blocks<DF>(), affine_prefetch());
+  auto aff = affine_for<DF>(affine_blocks<DF>());
   const uint32_t aff_threads = accumulate_choice_for<DF>(sd.npairs) == acc_xyzz ? 0 : resident_threads(aff, 128);
   const uint32_t lanes = aff_threads ? affine_lanes_for<DF>(sd.npairs, aff_threads) : 0;
   if (lanes) {  // one wave of threads, |lanes| chunks each

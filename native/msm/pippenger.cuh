@@ -129,7 +129,7 @@ static __global__ void plan_chunks_kernel(const uint32_t* maxc, const uint32_t* 
 // goes straight to its bucket; the chunk's first run, when it began in an earlier chunk, to heads[t];
 // its last run, when it goes on into the next chunk, to tails[t] (also when it is the only run and
 // began earlier: a "through" chunk, joined by the chunk where the run began).
-// MIN_BLOCKS: blocks of 128 per SM that ptxas must fit (see accumulate_blocks_of).
+// MIN_BLOCKS: blocks of 128 per SM that ptxas must fit (see accumulate_blocks_of's xyzz).
 template <class DF, int MIN_BLOCKS>
 __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_kernel(const daffine_t<DF>* pts, const uint32_t* keys,
                                                          const uint32_t* vals, const uint32_t* e_p,
@@ -283,35 +283,53 @@ inline uint32_t& window_override() {
   return c;
 }
 
-// Minimum blocks of 128 per SM the accumulation kernel is compiled for, per field (benchmarks may set
-// it to another of accumulate_blocks_of's choices, or CUZK_GPU_ACC_BLOCKS): it bounds the kernel's
-// registers (65536 per SM / (128 · blocks)), so more warps hide the multiply chains' latency, at the
-// price of spills when the bound is tight. With the Fq multiply a call (field/mont.cuh), ptxas (CUDA 13,
-// sm_90): BN254 G1 162 registers unbounded, 124 at 4 blocks, 96 at 5 (a few bytes of spill); BN254 G2
-// 188 unbounded, 168 at 3 (14 bytes of spill); BLS12-381 G1 242 / 160 at 3. Measured (gpu_selftest
-// bench, H200, 2^24 / 2^20 ms): BN254 G1 1 / 4 / 5 blocks 86.9 / 83.4 / 84.7 and 7.57 / 7.44 / 7.55;
-// BN254 G2 1 / 3 255.1 / 266.0 and 22.9 / 23.7; BLS12-381 G1 1 / 3 179.8 / 171.2 and 15.4 / 14.8.
-// (With the multiply inlined, G2 needed the bound: 437.7 unbounded against 328.6 at 3.) BLS12-381 G2
-// stays unbounded (603 against 637 ms at 3).
+// Blocks of 128 per SM each accumulation kernel is compiled for, per field: `xyzz` for accumulate_kernel
+// (below), `affine` for accumulate_affine_kernel (msm/accumulate_affine.cuh); `*_initial` is what runs,
+// the rest what gpu_selftest bench times beside it (benchmarks may set another choice; for the XYZZ
+// kernel also CUZK_GPU_ACC_BLOCKS). The count bounds a kernel's registers (65536 per SM / (128 ·
+// blocks)), so more warps hide the multiply chains' latency, at the price of spills when the bound is
+// tight.
+// XYZZ, with the Fq multiply a call (field/mont.cuh), ptxas (CUDA 13, sm_90): BN254 G1 162 registers
+// unbounded, 124 at 4 blocks, 96 at 5 (a few bytes of spill); BN254 G2 188 unbounded, 168 at 3 (14
+// bytes of spill); BLS12-381 G1 242 / 160 at 3. Measured (gpu_selftest bench, H200, 2^24 / 2^20 ms):
+// BN254 G1 1 / 4 / 5 blocks 86.9 / 83.4 / 84.7 and 7.57 / 7.44 / 7.55; BN254 G2 1 / 3 255.1 / 266.0 and
+// 22.9 / 23.7; BLS12-381 G1 1 / 3 179.8 / 171.2 and 15.4 / 14.8. (With the multiply inlined, G2 needed
+// the bound: 437.7 unbounded against 328.6 at 3.) BLS12-381 G2 stays unbounded (603 against 637 ms at 3).
+// Batch-affine: its sums live in local memory, so it needs fewer registers. ncu (2026-12-01, BN254 G1
+// 2^24): stalled 47% on L1TEX (its local memory) at 16 warps per SM, DRAM 50% busy; yet more blocks lost
+// (fewer registers, spills) and fewer won where a point is larger: H200 ms at 2^20 / 2^22 / 2^24 by
+// blocks/SM, 32 lanes (64 on BN254 G1):
+//   BN254 G1      b2 8.05 / 23.2 / 76.6    b4 8.18 / 22.2 / 71.6    b6 9.38 / 24.3 / 81.7
+//   BLS12-381 G1  b2 15.7 / 47.8 / 159.8   b3 16.7 / 49.1 / 156.9   b4 18.2 / 52.6 / 158.4
+//   BN254 G2      b2 20.4 / 58.5 / 198.5   b3 21.8 / 61.0 / 206.5   b4 23.8 / 66.8 / 218.6
+//   BLS12-381 G2  b1 46.4 / 138.3 / 470.0  b2 46.2 / 138.1 / 470.3  b3 49.3 / 152.7 / 485.7
 template <class DF>
-struct accumulate_blocks_of {
-  static constexpr int choices[1] = {1};
-  static constexpr int initial = 1;
+struct accumulate_blocks_of {  // BLS12-381 G2
+  static constexpr int xyzz[1] = {1};
+  static constexpr int xyzz_initial = 1;
+  static constexpr int affine[3] = {1, 2, 3};
+  static constexpr int affine_initial = 2;
 };
 template <>
 struct accumulate_blocks_of<dev::bn254_fq_t> {
-  static constexpr int choices[3] = {1, 4, 5};
-  static constexpr int initial = 4;
+  static constexpr int xyzz[3] = {1, 4, 5};
+  static constexpr int xyzz_initial = 4;
+  static constexpr int affine[3] = {2, 4, 6};
+  static constexpr int affine_initial = 4;
 };
 template <>
 struct accumulate_blocks_of<dev::bls12_381_fq_t> {
-  static constexpr int choices[2] = {1, 3};
-  static constexpr int initial = 3;
+  static constexpr int xyzz[2] = {1, 3};
+  static constexpr int xyzz_initial = 3;
+  static constexpr int affine[3] = {2, 3, 4};
+  static constexpr int affine_initial = 3;
 };
 template <>
 struct accumulate_blocks_of<dev::bn254_fq2_t> {
-  static constexpr int choices[2] = {1, 3};
-  static constexpr int initial = 1;
+  static constexpr int xyzz[2] = {1, 3};
+  static constexpr int xyzz_initial = 1;
+  static constexpr int affine[3] = {2, 3, 4};
+  static constexpr int affine_initial = 2;
 };
 // CUZK_GPU_ACC_BLOCKS=N (read once; a measuring knob) starts every field whose choices include N at N.
 template <class DF>
@@ -319,9 +337,9 @@ inline int& accumulate_blocks() {
   static int b = [] {
     const char* v = std::getenv("CUZK_GPU_ACC_BLOCKS");
     int want = v ? std::atoi(v) : 0;
-    for (int c : accumulate_blocks_of<DF>::choices)
+    for (int c : accumulate_blocks_of<DF>::xyzz)
       if (c == want) return c;
-    return accumulate_blocks_of<DF>::initial;
+    return accumulate_blocks_of<DF>::xyzz_initial;
   }();
   return b;
 }

@@ -127,7 +127,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
     g_table.push_back(buf);
     std::printf("%s\n", buf);
     using DF = gpu_t<G>;
-    constexpr auto& budgets = msm_gpu::accumulate_blocks_of<DF>::choices;
+    constexpr auto& budgets = msm_gpu::accumulate_blocks_of<DF>::xyzz;
     if (std::size(budgets) > 1 && (lgs[k] == 20 || lgs[k] == 24)) {  // register budgets, each result checked
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation blocks/SM:";
       int keep = msm_gpu::accumulate_blocks<DF>();
@@ -153,27 +153,23 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation kernel:";
       int keep = msm_gpu::accumulate_choice();
       uint32_t keep_lanes = msm_gpu::affine_lanes_override();
-      bool keep_prefetch = msm_gpu::affine_prefetch();
-      for (uint32_t variant : {0u, 8u, 16u, 24u, 32u, 48u, 64u, 32u | 128u, 64u | 128u}) {  // 128: without the prefetch
-        uint32_t lanes = variant & 127;
+      for (uint32_t lanes : {0u, 8u, 16u, 24u, 32u, 48u, 64u}) {
         if (lanes > uint32_t(msm_gpu::affine_lanes_cap<gpu_t<G>>::value)) continue;
         msm_gpu::accumulate_choice() = lanes ? msm_gpu::acc_affine : msm_gpu::acc_xyzz;
         msm_gpu::affine_lanes_override() = lanes;
-        msm_gpu::affine_prefetch() = !(variant & 128);
         bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
-        std::string what = lanes ? "affine" + std::to_string(lanes) + (variant & 128 ? "np" : "") : std::string("xyzz");
+        std::string what = lanes ? "affine" + std::to_string(lanes) : std::string("xyzz");
         report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " " + what + " matches");
         line += " " + what + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
-      // the batch-affine kernel (its lanes by the rule, no prefetch) at each blocks/SM it is compiled for
+      // the batch-affine kernel (its lanes by the rule) at each blocks/SM it is compiled for
       line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by affine blocks/SM:";
       msm_gpu::accumulate_choice() = msm_gpu::acc_affine;
       msm_gpu::affine_lanes_override() = 0;
-      msm_gpu::affine_prefetch() = false;
       const int keep_blocks = msm_gpu::affine_blocks<DF>();
-      for (int b : msm_gpu::affine_blocks_of<DF>::choices) {
+      for (int b : msm_gpu::accumulate_blocks_of<DF>::affine) {
         msm_gpu::affine_blocks<DF>() = b;
         bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
         report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " affine at " +
@@ -183,7 +179,6 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       msm_gpu::affine_blocks<DF>() = keep_blocks;
       msm_gpu::accumulate_choice() = keep;
       msm_gpu::affine_lanes_override() = keep_lanes;
-      msm_gpu::affine_prefetch() = keep_prefetch;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     }

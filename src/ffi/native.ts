@@ -101,8 +101,6 @@ export interface AffineLanesJob {
   chunkLen: number;
   threads: number;
   lanes: number;
-  /** Each lane's loads while the lane before it computes (the kernel's PREFETCH variant). */
-  prefetch: boolean;
   buckets: number;
 }
 
@@ -123,7 +121,7 @@ export function debugAffineLanes(job: AffineLanesJob): { buckets: Uint8Array; he
   const tails = new Uint8Array(2 * pt * chunks);
   call('cuzk_debug_affine_lanes', (s) =>
     loadCore().abi.debug_affine_lanes(CURVE_ID[job.curve], GROUP[job.group], job.points, job.points.byteLength / pt,
-      job.keys, job.vals, job.keys.length, job.chunkLen, job.threads, job.lanes, job.prefetch ? 1 : 0, buckets, job.buckets,
+      job.keys, job.vals, job.keys.length, job.chunkLen, job.threads, job.lanes, buckets, job.buckets,
       heads, tails, s));
   return { buckets, heads, tails };
 }

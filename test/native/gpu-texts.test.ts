@@ -88,13 +88,13 @@ describe('batch-affine bucket accumulation (msm/affine_lanes.hpp, host build)', 
       const E = keys.length;
       const ran: number[] = [];
       const point = (v: number) => (v & 0x80000000 ? G.neg(pts[v & 0x7fffffff]) : pts[v & 0x7fffffff]);
-      for (const [L, threads, spare, prefetch] of [[7, 3, 0, 1], [5, 4, 2, 0], [32, 1, 0, 1], [3, 16, 1, 0], [3, 16, 1, 1], [1, 6, 0, 1], [2, 2, 0, 0]]) {
+      for (const [L, threads, spare] of [[7, 3, 0], [5, 4, 2], [32, 1, 0], [3, 16, 1], [1, 6, 0], [2, 2, 0]]) {
         const chunks = Math.ceil(E / L);
         const lanes = Math.ceil(chunks / threads) + spare;
         if (lanes > 64) continue;
         const got = debugAffineLanes({
           curve, group, points: concat(pts.map((q) => G.toLem(q))), keys, vals, chunkLen: L, threads, lanes,
-          prefetch: prefetch === 1, buckets: nbuckets,
+          buckets: nbuckets,
         });
         const want = { buckets: new Map<number, RefPoint>(), heads: new Map<number, RefPoint>(), tails: new Map<number, RefPoint>() };
         for (let c = 0; c < chunks; c++) {
@@ -117,7 +117,7 @@ describe('batch-affine bucket accumulation (msm/affine_lanes.hpp, host build)', 
             const img = got[what].subarray(2 * G.bytes * i, 2 * G.bytes * (i + 1));
             const expect = want[what].get(i) ?? G.zero;
             const zz = img.subarray(G.bytes, G.bytes + G.bytes / 2), zzz = img.subarray(G.bytes + G.bytes / 2);
-            const where = `${curve} ${group} ${what}[${i}] (L ${L}, ${threads} threads, ${lanes} lanes, prefetch ${prefetch}) ${seedNote}`;
+            const where = `${curve} ${group} ${what}[${i}] (L ${L}, ${threads} threads, ${lanes} lanes) ${seedNote}`;
             if (G.eq(expect, G.zero)) {
               assert.ok(zz.every((v) => v === 0), `${where}: want infinity`);
               continue;
@@ -140,7 +140,7 @@ describe('batch-affine bucket accumulation (msm/affine_lanes.hpp, host build)', 
     const G = refGroup('bn128', 'g1');
     const points = concat([G.toLem(G.base), G.toLem(G.dbl(G.base))]);
     const job = { curve: 'bn128' as const, group: 'g1' as const, points, keys: Uint32Array.from([0, 0, 1]),
-      vals: Uint32Array.from([0, 1, 0]), chunkLen: 1, threads: 1, lanes: 3, prefetch: true, buckets: 2 };
+      vals: Uint32Array.from([0, 1, 0]), chunkLen: 1, threads: 1, lanes: 3, buckets: 2 };
     const bad = (patch: Partial<typeof job>, part: string) =>
       assert.throws(() => debugAffineLanes({ ...job, ...patch }),
         (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG' && e.message.includes(part));
