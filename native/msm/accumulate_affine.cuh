@@ -38,14 +38,11 @@ inline int& affine_blocks() {  // one of accumulate_blocks_of<DF>::affine (bench
   static int b = accumulate_blocks_of<DF>::affine_initial;
   return b;
 }
-// The affine kernel compiled for |blocks| blocks per SM.
-template <class DF, size_t I = 0>
+// The affine kernel compiled for |blocks| blocks per SM (one of accumulate_blocks_of<DF>::affine).
+template <class DF>
 auto affine_for(int blocks) {
-  constexpr auto& c = accumulate_blocks_of<DF>::affine;
-  if constexpr (I + 1 < std::size(c)) {
-    if (blocks != c[I]) return affine_for<DF, I + 1>(blocks);
-  }
-  return accumulate_affine_kernel<DF, c[I]>;
+  return kernel_at_blocks<accumulate_blocks_of<DF>::affine>(
+      blocks, [](auto b) { return accumulate_affine_kernel<DF, decltype(b)::value>; });
 }
 
 // Which accumulation bucket_sums runs: acc_xyzz the XYZZ kernel, acc_affine the batch-affine one for

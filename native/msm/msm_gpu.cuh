@@ -74,14 +74,11 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   return sd;
 }
 
-// The accumulation kernel compiled for |blocks| blocks per SM (one of accumulate_blocks_of<DF>::xyzz).
-template <class DF, size_t I = 0>
+// The XYZZ accumulation kernel compiled for |blocks| blocks per SM (one of accumulate_blocks_of<DF>::xyzz).
+template <class DF>
 auto accumulate_for(int blocks) {
-  constexpr auto& c = accumulate_blocks_of<DF>::xyzz;
-  if constexpr (I + 1 < std::size(c)) {
-    if (blocks != c[I]) return accumulate_for<DF, I + 1>(blocks);
-  }
-  return accumulate_kernel<DF, c[I]>;
+  return kernel_at_blocks<accumulate_blocks_of<DF>::xyzz>(
+      blocks, [](auto b) { return accumulate_kernel<DF, decltype(b)::value>; });
 }
 
 // Pippenger's bucket pass over |pts| for sorted digits |sd|; returns the nwin window sums

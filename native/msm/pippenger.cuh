@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "../curve/dev.cuh"
@@ -331,6 +332,15 @@ struct accumulate_blocks_of<dev::bn254_fq2_t> {
   static constexpr int affine[3] = {2, 3, 4};
   static constexpr int affine_initial = 2;
 };
+// A kernel's instantiation for |blocks| among the blocks/SM counts |C| it is compiled for (the last
+// when none matches): pick(std::integral_constant<int, B>{}) names the kernel at B.
+template <const auto& C, size_t I = 0, class Pick>
+auto kernel_at_blocks(int blocks, Pick pick) {
+  if constexpr (I + 1 < std::size(C)) {
+    if (blocks != C[I]) return kernel_at_blocks<C, I + 1>(blocks, pick);
+  }
+  return pick(std::integral_constant<int, C[I]>{});
+}
 // CUZK_GPU_ACC_BLOCKS=N (read once; a measuring knob) starts every field whose choices include N at N.
 template <class DF>
 inline int& accumulate_blocks() {

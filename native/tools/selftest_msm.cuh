@@ -127,30 +127,28 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
     g_table.push_back(buf);
     std::printf("%s\n", buf);
     using DF = gpu_t<G>;
-    constexpr auto& budgets = msm_gpu::accumulate_blocks_of<DF>::xyzz;
-    if (std::size(budgets) > 1 && (lgs[k] == 20 || lgs[k] == 24)) {  // register budgets, each result checked
-      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation blocks/SM:";
-      int keep = msm_gpu::accumulate_blocks<DF>();
-      for (int b : budgets) {
-        msm_gpu::accumulate_blocks<DF>() = b;
-        std::vector<double> t;
-        bool same = true;
-        for (int rep = 0; rep < 3; rep++) {
-          double t0 = now_ms();
-          jacobian_t<G> rb = msm_device<G>(d_pts, d_sc, n, st);
-          t.push_back(now_ms() - t0);
-          same = same && rb.to_affine() == r;
-        }
-        report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " with " + std::to_string(b) +
-                         " accumulation blocks/SM matches");
-        line += " min" + std::to_string(b) + "=" + std::to_string(median(t)).substr(0, 6);
+    const std::string at = std::string(name) + " 2^" + std::to_string(lgs[k]);  // the case, in names
+    // one accumulation kernel, forced, at each blocks/SM count it is compiled for; each result checked
+    auto by_blocks = [&](const char* kernel, int choice, const auto& counts, int& blocks) {
+      std::string line = "     " + at + " by " + kernel + " blocks/SM:";
+      const int keep = blocks, keep_choice = msm_gpu::accumulate_choice();
+      msm_gpu::accumulate_choice() = choice;
+      for (int b : counts) {
+        blocks = b;
+        report(msm_device<G>(d_pts, d_sc, n, st).to_affine() == r,
+               "msm bench " + at + " " + kernel + " at " + std::to_string(b) + " blocks/SM matches");
+        line += " b" + std::to_string(b) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
-      msm_gpu::accumulate_blocks<DF>() = keep;
+      blocks = keep;
+      msm_gpu::accumulate_choice() = keep_choice;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
-    }
+    };
+    constexpr auto& xyzz_blocks = msm_gpu::accumulate_blocks_of<DF>::xyzz;
+    if (std::size(xyzz_blocks) > 1 && (lgs[k] == 20 || lgs[k] == 24))
+      by_blocks("xyzz", msm_gpu::acc_xyzz, xyzz_blocks, msm_gpu::accumulate_blocks<DF>());
     if (lgs[k] >= 20) {  // the accumulation kernels: XYZZ, batch-affine by lanes; each result checked
-      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation kernel:";
+      std::string line = "     " + at + " by accumulation kernel:";
       int keep = msm_gpu::accumulate_choice();
       uint32_t keep_lanes = msm_gpu::affine_lanes_override();
       for (uint32_t lanes : {0u, 8u, 16u, 24u, 32u, 48u, 64u}) {
@@ -159,31 +157,18 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
         msm_gpu::affine_lanes_override() = lanes;
         bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
         std::string what = lanes ? "affine" + std::to_string(lanes) : std::string("xyzz");
-        report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " " + what + " matches");
+        report(same, "msm bench " + at + " " + what + " matches");
         line += " " + what + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
       }
-      g_table.push_back(line);
-      std::printf("%s\n", line.c_str());
-      // the batch-affine kernel (its lanes by the rule) at each blocks/SM it is compiled for
-      line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by affine blocks/SM:";
-      msm_gpu::accumulate_choice() = msm_gpu::acc_affine;
-      msm_gpu::affine_lanes_override() = 0;
-      const int keep_blocks = msm_gpu::affine_blocks<DF>();
-      for (int b : msm_gpu::accumulate_blocks_of<DF>::affine) {
-        msm_gpu::affine_blocks<DF>() = b;
-        bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
-        report(same, std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " affine at " +
-                         std::to_string(b) + " blocks/SM matches");
-        line += " b" + std::to_string(b) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
-      }
-      msm_gpu::affine_blocks<DF>() = keep_blocks;
       msm_gpu::accumulate_choice() = keep;
-      msm_gpu::affine_lanes_override() = keep_lanes;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
+      msm_gpu::affine_lanes_override() = 0;  // the batch-affine kernel with its lanes by the rule
+      by_blocks("affine", msm_gpu::acc_affine, msm_gpu::accumulate_blocks_of<DF>::affine, msm_gpu::affine_blocks<DF>());
+      msm_gpu::affine_lanes_override() = keep_lanes;
     }
     if (lgs[k] >= 20) {  // accumulation waves (chunk lengths), each result checked
-      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by accumulation waves:";
+      std::string line = "     " + at + " by accumulation waves:";
       uint32_t keep = msm_gpu::accumulate_waves();
       for (uint32_t t : {0u, 1u, 2u, 4u, 8u, 16u}) {
         msm_gpu::accumulate_waves() = t;
@@ -198,7 +183,7 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
     }
     if (sweep && (lgs[k] == 20 || lgs[k] == 24)) {  // window widths around the model's choice
       uint32_t c0 = msm_gpu::choose_window(n, nbits);
-      std::string line = std::string("     ") + name + " 2^" + std::to_string(lgs[k]) + " by window:";
+      std::string line = "     " + at + " by window:";
       for (uint32_t c = c0 - 2; c <= c0 + 2; c++) {
         msm_gpu::window_override() = c;
         line += " c" + std::to_string(c) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
