@@ -7,7 +7,7 @@
 // none is lost and none completes twice. Its address is free by then (the old listener closes before
 // the journal does); clients see a short gap: refused submits while the old one drains, then no
 // listener until this one is up.
-import { InputError } from '../errors.js';
+import { InputError, ResourceError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isLockedFault, lockHolders } from './journal-open.js';
 import type { JobStore } from './job-store.js';
@@ -16,11 +16,31 @@ import { isCuzkServe, processArgs } from './preflight.js';
 const POLL_MS = 150;
 const PROGRESS_MS = 2000;
 
-/** The process's command line, or undefined once it has exited. */
-const commandLine = (pid: number) => processArgs(pid)?.join(' ');
+const LABEL_CHARS = 100;
+
+/** A process's argv as a message can carry it: a `cuzk serve` as "cuzk serve" and its own flags (the
+ * interpreter and script paths before `serve` say nothing and grow with the install path), anything
+ * else as it is; longer than `maxChars`, cut after a whole word and marked "…". */
+export function processLabel(args: readonly string[], maxChars = LABEL_CHARS): string {
+  const words = isCuzkServe(args) ? ['cuzk', ...args.slice(args.indexOf('serve'))] : [...args];
+  let label = '';
+  for (const w of words) {
+    const next = label ? `${label} ${w}` : w;
+    if (next.length > maxChars) return label ? `${label} …` : `${w.slice(0, maxChars)}…`;
+    label = next;
+  }
+  return label;
+}
+
+/** The process's label, or undefined once it has exited. */
+const commandLine = (pid: number) => {
+  const args = processArgs(pid);
+  return args && processLabel(args);
+};
 
 /** `open()` (the journal at `file`); when a running daemon holds it, that daemon is asked to drain and
- * the journal opened once it lets go, within `timeoutS`. Errors are one line (E_INVALID_ARG). */
+ * the journal opened once it lets go, within `timeoutS`. Errors are one line: E_INVALID_ARG when the
+ * holder is not ours to signal, E_UNAVAILABLE (retryable) when it is still draining at the timeout. */
 export async function openTakingOver(file: string, open: () => Promise<JobStore>, opts: { timeoutS: number; log: Logger }): Promise<JobStore> {
   try {
     return await open();
@@ -32,7 +52,7 @@ export async function openTakingOver(file: string, open: () => Promise<JobStore>
   const old = holders();
   for (const pid of old) {
     const cmd = commandLine(pid) ?? '';
-    if (!isCuzkServe(processArgs(pid) ?? [])) throw new InputError('E_INVALID_ARG', `journal ${file}: --takeover: it is locked by pid ${pid} (${cmd.slice(0, 120)}), which is not a cuzk serve, so it was not signalled: stop it yourself`);
+    if (!isCuzkServe(processArgs(pid) ?? [])) throw new InputError('E_INVALID_ARG', `journal ${file}: --takeover: it is locked by pid ${pid} (${cmd}), which is not a cuzk serve, so it was not signalled: stop it yourself`);
   }
   for (const pid of old) {
     try {
@@ -57,8 +77,8 @@ export async function openTakingOver(file: string, open: () => Promise<JobStore>
     }
     const waited = Date.now() - t0;
     if (waited >= opts.timeoutS * 1000) {
-      const who = left.length ? `pid ${left.join(', ')} (${left.map((p) => commandLine(p)?.slice(0, 80) ?? 'exited').join('; ')})` : 'another process';
-      throw new InputError('E_INVALID_ARG', `journal ${file}: --takeover: still locked by ${who} after ${opts.timeoutS} s: it is still draining its running jobs; wait and retry, raise --takeover-timeout-s, or stop it (a second SIGTERM stops it at once, its running jobs are replayed)`);
+      const who = left.length ? `pid ${left.join(', ')} (${left.map((p) => commandLine(p) ?? 'exited').join('; ')})` : 'another process';
+      throw new ResourceError('E_UNAVAILABLE', `journal ${file}: --takeover: still locked by ${who} after ${opts.timeoutS} s: it is still draining its running jobs; wait and retry, raise --takeover-timeout-s, or stop it (a second SIGTERM stops it at once, its running jobs are replayed)`, { retryable: true });
     }
     if (Date.now() - lastProgress >= PROGRESS_MS) {
       lastProgress = Date.now();

@@ -2,7 +2,7 @@
 // "listening" log line) or, for a daemon that logs above info, on a unix socket in its data dir
 // (ready when /readyz answers), with its own data dir, and the ways tests end it: SIGTERM, SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,14 @@ export interface DaemonProcess {
  * plus `keyDirs` (e.g. a dev key's directory). */
 export function vectorDirArgs(...keyDirs: string[]): string[] {
   return ['--key-dirs', [VECTORS_DIR, ...keyDirs].join(','), '--input-dirs', VECTORS_DIR];
+}
+
+/** A link to this checkout whose absolute path is at least `minChars` long (a clone in a long path, as
+ * a command line shows it), under `dir`. */
+export function longCheckoutPath(dir: string, minChars = 150): string {
+  const link = path.join(dir, 'a-checkout-in-a-long-path-'.padEnd(Math.max(8, minChars - dir.length), 'x'));
+  symlinkSync(root, link);
+  return link;
 }
 
 export function makeDataDir(): string {
@@ -62,16 +70,19 @@ function readyOn(socketPath: string): Promise<boolean> {
   });
 }
 
-/** `onStderr`: called with stderr so far at each write, before the daemon listens too (a test that acts on a startup line).
+/** `checkout`: another path to this checkout (a link to it, say) that the child's script is started
+ * through, so its command line is as long as a clone's in a long path.
+ * `onStderr`: called with stderr so far at each write, before the daemon listens too (a test that acts on a startup line).
  * `socket`: listen on <dataDir>/cuzk.sock and wait for /readyz, not for the "listening" line (which
  * a daemon logging above info never writes). The child logs at info unless `env` or `args` say otherwise. */
-export async function startDaemon(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv; socket?: boolean; onStderr?: (soFar: string) => void } = {}): Promise<DaemonProcess> {
+export async function startDaemon(opts: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv; socket?: boolean; onStderr?: (soFar: string) => void; checkout?: string } = {}): Promise<DaemonProcess> {
   const dataDir = opts.dataDir ?? makeDataDir();
   const args = ['serve', '--data-dir', dataDir, ...(opts.args ?? [])];
   const socketPath = path.join(dataDir, 'cuzk.sock');
   if (opts.socket) args.push('--listen', `unix:${socketPath}`);
   else if (!args.includes('--listen')) args.push('--listen', '127.0.0.1:0');
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: root, env: { ...process.env, CUZK_LOG: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = opts.checkout ? path.join(opts.checkout, path.relative(root, CHILD)) : CHILD;
+  const proc = spawn(process.execPath, ['--import', 'tsx', child, ...args], { cwd: root, env: { ...process.env, CUZK_LOG: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
   proc.stderr!.on('data', (d: Buffer) => {

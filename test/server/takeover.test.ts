@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CuzkClient, type JobInfo } from '../../src/client/index.js';
-import { runChild, startDaemon, vectorDirArgs } from '../helpers/daemon.js';
+import { longCheckoutPath, runChild, startDaemon, vectorDirArgs } from '../helpers/daemon.js';
 import { makeGate, untilRunning } from '../helpers/gate.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { processLabel } from '../../src/server/takeover.js';
 import { scratch } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -40,6 +41,23 @@ function completions(logs: string): Map<string, number> {
   }
   return n;
 }
+
+describe('processLabel: a lock holder as a message names it', () => {
+  const deep = `/${'very-long-folder-name/'.repeat(8)}clone`;
+  it('a cuzk serve is "cuzk serve" and its flags, whatever the interpreter and install path before it', () => {
+    const args = ['/usr/bin/node', '--import', 'tsx', `${deep}/test/helpers/cuzk-child.ts`, 'serve', '--data-dir', '/tmp/d', '--listen', '127.0.0.1:0'];
+    assert.equal(processLabel(args), 'cuzk serve --data-dir /tmp/d --listen 127.0.0.1:0');
+    assert.equal(processLabel(['/opt/cuzk/bin/cuzk.js', 'serve']), 'cuzk serve');
+  });
+  it('a long command line is cut after a whole word and marked with "…"', () => {
+    const args = ['/usr/bin/node', `${deep}/bin/cuzk.js`, 'serve', '--data-dir', `${deep}/data`, '--listen', '127.0.0.1:7000'];
+    const label = processLabel(args, 60);
+    assert.equal(label, 'cuzk serve --data-dir …');
+    assert.ok(label.length <= 62);
+    assert.equal(processLabel(['sleep', 'infinity'], 60), 'sleep infinity', 'not a cuzk serve: as it is');
+    assert.equal(processLabel([`${deep}/python3`, 'x.py'], 20), `${deep.slice(0, 20)}…`, 'one word longer than the limit: cut, marked');
+  });
+});
 
 describe('cuzk serve --takeover', { timeout: 180_000 }, () => {
   it('a new daemon takes over a running one with 30 jobs queued: the old one drains and exits 0, all 30 complete once and verify', async () => {
@@ -101,7 +119,10 @@ describe('cuzk serve --takeover', { timeout: 180_000 }, () => {
   it('a daemon that does not release the journal within --takeover-timeout-s: one line naming it, exit non-zero; without --takeover, refused at once', async () => {
     const dir = scratch();
     const g = makeGate();
-    const a = await startDaemon({ dataDir: dir, args: vectorDirArgs(), env: g.env });
+    // started through a 150+ character path: the message names the holder whatever the clone's path
+    const checkout = longCheckoutPath(scratch());
+    const a = await startDaemon({ dataDir: dir, args: vectorDirArgs(), env: g.env, checkout });
+    assert.ok((readFileSync(`/proc/${a.proc.pid}/cmdline`, 'utf8').split('\0')[3] ?? '').startsWith(checkout), 'the holder runs from the long path');
     const ca = new CuzkClient({ address: a.address });
     const { job } = await ca.submit({ key: zkey, witnesses: [witness] });
     await untilRunning(ca, job.id);
@@ -114,10 +135,10 @@ describe('cuzk serve --takeover', { timeout: 180_000 }, () => {
     const t0 = Date.now();
     const r = await runChild(['serve', '--data-dir', dir, '--listen', '127.0.0.1:0', '--takeover', '--takeover-timeout-s', '1']);
     assert.ok(Date.now() - t0 >= 1000, 'it waited the timeout');
-    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.code, 1, r.stderr);
     const lines = r.stderr.trim().split('\n');
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0]!, new RegExp(`journal ${path.join(dir, 'journal.sqlite').replace(/[.]/g, '\\.')}: --takeover: still locked by pid ${a.proc.pid} \\([^)]*serve[^)]*\\) after 1 s`));
+    assert.match(lines[0]!, new RegExp(`^cuzk: E_UNAVAILABLE: journal ${path.join(dir, 'journal.sqlite').replace(/[.]/g, '\\.')}: --takeover: still locked by pid ${a.proc.pid} \\(cuzk serve --data-dir [^)]*\\) after 1 s: it is still draining`));
     assert.match(a.logs(), /"msg":"stopping: no new jobs, draining"/, 'the running daemon was asked to drain');
     g.open();
     assert.equal(await a.exited, 0, a.logs());
