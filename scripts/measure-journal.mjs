@@ -17,8 +17,8 @@ import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: a } = parseArgs({ options: { pairs: { type: 'string', default: '200' }, runs: { type: 'string', default: '5' }, dir: { type: 'string', default: tmpdir() } } });
-const { SqliteJobStore } = await import(path.join(root, 'src/server/sqlite-store.ts'));
-const { openJournalThread } = await import(path.join(root, 'src/server/journal-thread.ts'));
+const { SqliteJobStore } = await import(path.join(root, 'src/server/journal/sqlite-store.ts'));
+const { openJournalThread } = await import(path.join(root, 'src/server/journal/journal-thread.ts'));
 
 const pairs = Number(a.pairs);
 const runs = Number(a.runs);

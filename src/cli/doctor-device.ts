@@ -6,8 +6,8 @@ import { loadCore } from '../ffi/load.js';
 import { gpuCount, gpuDescribe } from '../ffi/native.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
 import type { Logger } from '../log.js';
-import type { ServeConfig } from '../server/config.js';
-import { GiB, gib, type Check, type GpuSeen } from '../server/preflight.js';
+import type { ServeConfig } from '../server/startup/config.js';
+import { GiB, gib, type Check, type GpuSeen } from '../server/startup/preflight.js';
 
 // our own CUDA context takes ~0.5 GiB of each GPU; more in use than this is another process's
 const OTHER_PROCESS_GPU_BYTES = GiB;

@@ -3,9 +3,9 @@
 // --json); exit 0 when nothing fails (warnings do not), 1 when something does.
 import { resolveConfig } from '../engine/create.js';
 import { log } from '../log.js';
-import { loadServeConfig, optionsHelp, toEngineConfig, type ServeConfig } from '../server/config.js';
-import { memoryChecks, processCheck, readMeminfo, type Check } from '../server/preflight.js';
-import { fileChecks } from '../server/preflight-files.js';
+import { loadServeConfig, optionsHelp, toEngineConfig, type ServeConfig } from '../server/startup/config.js';
+import { memoryChecks, processCheck, readMeminfo, type Check } from '../server/startup/preflight.js';
+import { fileChecks } from '../server/startup/preflight-files.js';
 import { backendChecks, pinnedCheck } from './doctor-device.js';
 import type { CliContext } from './output.js';
 

@@ -1,7 +1,7 @@
 // The one table of the CLI's flags: which take a value (for the argv parser) and which each command
 // accepts (anything else is refused, naming the flag, exit 2). No imports but the serve option table
 // (itself import-free), so main.ts's parser loads nothing.
-import { OPTIONS, SERVE_VALUE_FLAGS } from '../server/config-options.js';
+import { OPTIONS, SERVE_VALUE_FLAGS } from '../server/startup/config-options.js';
 import { InputError } from '../errors.js';
 
 /** Every command accepts these. */

@@ -3,15 +3,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { log, setLogLevel } from '../log.js';
-import { checkExposure, parseListen } from '../server/auth.js';
-import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/config.js';
+import { checkExposure, parseListen } from '../server/transport/auth.js';
+import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/startup/config.js';
 import { Daemon } from '../server/daemon.js';
-import { FleetMember } from '../server/fleet-member.js';
-import { waitForMemory } from '../server/memory-wait.js';
-import { openJournalThread } from '../server/journal-thread.js';
-import { openPostgresStore } from '../server/pg-store.js';
-import { startEngine } from '../server/start-engine.js';
-import { openTakingOver } from '../server/takeover.js';
+import { FleetMember } from '../server/fleet/fleet-member.js';
+import { waitForMemory } from '../server/startup/memory-wait.js';
+import { openJournalThread } from '../server/journal/journal-thread.js';
+import { openPostgresStore } from '../server/journal/pg-store.js';
+import { startEngine } from '../server/startup/start-engine.js';
+import { openTakingOver } from '../server/startup/takeover.js';
 import type { CliContext } from './output.js';
 import { findProjectRoot } from './root.js';
 

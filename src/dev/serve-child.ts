@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CuzkError } from '../errors.js';
-import { OPTIONS } from '../server/config-options.js';
+import { OPTIONS } from '../server/startup/config-options.js';
 
 /** The daemon's key-path confinement flag (issue 9): the fixture's directory is allowed with it once
  * `cuzk serve` has such an option; until then it is not passed (a daemon without it opens any path). */

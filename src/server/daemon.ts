@@ -6,16 +6,16 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
-import { checkExposure, parseListen } from './auth.js';
-import { uploadedKeysDir, type ServeConfig } from './config.js';
+import { checkExposure, parseListen } from './transport/auth.js';
+import { uploadedKeysDir, type ServeConfig } from './startup/config.js';
 import { loadDashboardAssets } from './dashboard/assets.js';
-import { checkConfined } from './file-access.js';
-import { fleetMetrics, type FleetMember } from './fleet-member.js';
-import { createListener, type Listener } from './http.js';
-import { JobService } from './job-service.js';
-import type { JobStore } from './job-store.js';
-import { WitnessSpool } from './spool.js';
-import { WitnessIntake } from './witness-intake.js';
+import { checkConfined } from './intake/file-access.js';
+import { fleetMetrics, type FleetMember } from './fleet/fleet-member.js';
+import { createListener, type Listener } from './transport/http.js';
+import { JobService } from './jobs/job-service.js';
+import type { JobStore } from './journal/job-store.js';
+import { WitnessSpool } from './intake/spool.js';
+import { WitnessIntake } from './intake/witness-intake.js';
 
 export interface DaemonDeps {
   cfg: ServeConfig;

@@ -1,4 +1,4 @@
-// `cuzk serve`'s memory-aware start (src/server/memory-wait.ts) in a real daemon process: a host budget
+// `cuzk serve`'s memory-aware start (src/server/startup/memory-wait.ts) in a real daemon process: a host budget
 // far above RAM exits 2 with one line (policy exit) or starts lowered and proves (policy start); and,
 // on a fake /proc/meminfo (CUZK_TEST_MEMINFO, test/helpers/cuzk-child.ts), a daemon that waits while
 // MemAvailable is short and starts with its budget once the test raises it.

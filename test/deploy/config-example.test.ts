@@ -1,4 +1,4 @@
-// deploy/cuzk.toml is a configuration the daemon's loader (src/server/config.ts) takes as it stands,
+// deploy/cuzk.toml is a configuration the daemon's loader (src/server/startup/config.ts) takes as it stands,
 // with no unknown key, and so is every option it shows commented out (`# key = value`): an operator
 // who uncomments one gets a real option.
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadServeConfig } from '../../src/server/config.js';
+import { loadServeConfig } from '../../src/server/startup/config.js';
 import { DEPLOY } from './deploy-files.js';
 
 const EXAMPLE = path.join(DEPLOY, 'cuzk.toml');

@@ -10,8 +10,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadServeConfig } from '../../src/server/config.js';
-import { OPTIONS } from '../../src/server/config-options.js';
+import { loadServeConfig } from '../../src/server/startup/config.js';
+import { OPTIONS } from '../../src/server/startup/config-options.js';
 import { checkCuzkArgv, cuzkArgv, DEPLOY, parseUnit, ROOT } from './deploy-files.js';
 
 const NAME = 'cuzk@.service';
@@ -74,7 +74,7 @@ describe('deploy/cuzk@.service', () => {
     const named = new Set([...readme.matchAll(/`(store\.[a-z_]+)/g)].map((m) => m[1]!));
     for (const need of ['store.url', 'store.lease_ms', 'store.pool_size', 'store.advertise', 'store.witness_wait_ms', 'store.notify']) assert.ok(named.has(need), `deploy/README.md does not explain ${need}`);
     const known = new Set(OPTIONS.map((o) => o.toml));
-    for (const k of named) assert.ok(known.has(k), `deploy/README.md names ${k}, which is no option (src/server/config-options.ts)`);
+    for (const k of named) assert.ok(known.has(k), `deploy/README.md names ${k}, which is no option (src/server/startup/config-options.ts)`);
   });
 
   const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseArgv } from '../../src/cli/main.js';
-import { loadServeConfig } from '../../src/server/config.js';
+import { loadServeConfig } from '../../src/server/startup/config.js';
 import { checkCuzkArgv, cuzkArgv, DEPLOY, parseUnit } from './deploy-files.js';
 
 const UNIT = path.join(DEPLOY, 'cuzk.service');

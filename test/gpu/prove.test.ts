@@ -15,7 +15,7 @@ import { pairingGt } from '../../src/engine/gt.js';
 import { proveWithKey } from '../../src/engine/prover.js';
 import { deviceScratchBytes } from '../../src/engine/pipeline.js';
 import { ProvingKey } from '../../src/engine/proving-key.js';
-import { keyGpuBytes } from '../../src/server/preflight-files.js';
+import { keyGpuBytes } from '../../src/server/startup/preflight-files.js';
 import { NativeBuffer } from '../../src/ffi/native-buffer.js';
 import type { ProveStats } from '../../src/ffi/groth16-key.js';
 import { decodeG1, decodeG2, g1Bytes, g2Bytes, leToBigint, scalarToLe } from '../../src/formats/lem.js';

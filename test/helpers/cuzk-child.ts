@@ -10,9 +10,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { setMeminfoSource } from '../../src/server/memory-wait.js';
-import { readMeminfo } from '../../src/server/preflight.js';
-import { setEngineTestHooks } from '../../src/server/start-engine.js';
+import { setMeminfoSource } from '../../src/server/startup/memory-wait.js';
+import { readMeminfo } from '../../src/server/startup/preflight.js';
+import { setEngineTestHooks } from '../../src/server/startup/start-engine.js';
 
 const gate = process.env.CUZK_TEST_GATE;
 const poolGate = process.env.CUZK_TEST_POOL_GATE;

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { CuzkError, InputError } from '../../src/errors.js';
-import { OPTIONS } from '../../src/server/config-options.js';
-import { defaultConfig, loadServeConfig, printConfig, toEngineConfig } from '../../src/server/config.js';
+import { OPTIONS } from '../../src/server/startup/config-options.js';
+import { defaultConfig, loadServeConfig, printConfig, toEngineConfig } from '../../src/server/startup/config.js';
 import { runCli } from '../helpers/capture.js';
 import { useTmpDir } from '../helpers/tmp.js';
 

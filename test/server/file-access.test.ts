@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
 import { CuzkError as ServerError } from '../../src/errors.js';
-import { checkConfined, openConfined } from '../../src/server/file-access.js';
+import { checkConfined, openConfined } from '../../src/server/intake/file-access.js';
 import { makeDataDir, removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
 import { useTmpDir } from '../helpers/tmp.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';

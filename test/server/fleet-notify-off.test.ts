@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { CuzkError, type CuzkClient } from '../../src/client/index.js';
 import type { JobInfo } from '../../src/engine/api.js';
-import { CHANNELS } from '../../src/server/pg-claims.js';
+import { CHANNELS } from '../../src/server/fleet/pg-claims.js';
 import { slowDevKey, type DevKey } from '../helpers/dev-key.js';
 import { logTimes, queryOnce, startFleet, stopFleet, type FleetDaemon } from '../helpers/fleet.js';
 import { makeGate } from '../helpers/gate.js';

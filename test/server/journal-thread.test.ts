@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { JobInfo } from '../../src/engine/api.js';
 import { ResourceError } from '../../src/errors.js';
-import type { StoredJob } from '../../src/server/job-store.js';
-import { openJournalThread } from '../../src/server/journal-thread.js';
+import type { StoredJob } from '../../src/server/journal/job-store.js';
+import { openJournalThread } from '../../src/server/journal/journal-thread.js';
 import { useTmpDir } from '../helpers/tmp.js';
 
 const tmp = useTmpDir('cuzk-journal-thread-');
@@ -108,7 +108,7 @@ describe('journal thread', () => {
   it('an idle journal thread never keeps the process up; a commit in flight does', NO_HANG, () => {
     const dir = tmp();
     const child = path.join(dir, 'child.mts');
-    writeFileSync(child, `import { openJournalThread } from ${JSON.stringify(path.join(root, 'src/server/journal-thread.ts'))};
+    writeFileSync(child, `import { openJournalThread } from ${JSON.stringify(path.join(root, 'src/server/journal/journal-thread.ts'))};
 const s = await openJournalThread(${JSON.stringify(path.join(dir, 'journal.sqlite'))});
 await s.insert({ id: 'idle', fingerprint: 'f', key: 'k', priority: 'normal', state: 'queued', partitions: 1, submittedAt: 1 });
 void s.insert({ id: 'last', fingerprint: 'f', key: 'k', priority: 'normal', state: 'queued', partitions: 1, submittedAt: 2 }).then(() => console.log('committed'));

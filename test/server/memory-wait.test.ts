@@ -1,11 +1,11 @@
-// The memory-aware start's waiting logic (src/server/memory-wait.ts) on a fake clock and fake
+// The memory-aware start's waiting logic (src/server/startup/memory-wait.ts) on a fake clock and fake
 // meminfo readings: rising past the target, never reaching it (policy exit, policy start), budgets
 // the machine can never hold, and default budgets, which never wait.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
-import { POLL_MS, PROGRESS_MS, waitForMemory, type MemoryWaitConfig } from '../../src/server/memory-wait.js';
+import { POLL_MS, PROGRESS_MS, waitForMemory, type MemoryWaitConfig } from '../../src/server/startup/memory-wait.js';
 
 const GiB = 1024 ** 3;
 

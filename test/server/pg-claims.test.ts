@@ -1,4 +1,4 @@
-// The claim statements of the shared PostgreSQL queue (src/server/pg-claims.ts) on a real server:
+// The claim statements of the shared PostgreSQL queue (src/server/fleet/pg-claims.ts) on a real server:
 // what fits the free budget, in priority, residency and age order; concurrent claimers never get the
 // same job (SKIP LOCKED); an expired lease is requeued and the next claim is a new attempt; results
 // are fenced (the first proof wins, a late duplicate or a stale attempt's failure is refused); cancels
@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JobInfo, Priority } from '../../src/engine/api.js';
-import type { MemoryNeed, StoredJob } from '../../src/server/job-store.js';
-import { PgClaims } from '../../src/server/pg-claims.js';
-import { openPostgresStore, type PostgresStore } from '../../src/server/pg-store.js';
+import type { MemoryNeed, StoredJob } from '../../src/server/journal/job-store.js';
+import { PgClaims } from '../../src/server/fleet/pg-claims.js';
+import { openPostgresStore, type PostgresStore } from '../../src/server/journal/pg-store.js';
 import { postgresProblem, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 const skip = postgresProblem() ?? false;

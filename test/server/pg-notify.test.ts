@@ -1,11 +1,11 @@
-// store.notify's decision (src/server/pg-notify.ts): `on` and `off` are taken as told, without a
+// store.notify's decision (src/server/fleet/pg-notify.ts): `on` and `off` are taken as told, without a
 // probe; `auto` uses LISTEN/NOTIFY only when the probe's notification came back, and otherwise
 // says why (what CockroachDB, YugabyteDB without its flag, or a pooler in transaction mode answer).
 // The probe itself on a real PostgreSQL server: the round trip comes back; a server that cannot be
 // reached is an error, not "no notices". Skipped, loudly, when no PostgreSQL server can be started.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decideNotices, probeNotices } from '../../src/server/pg-notify.js';
+import { decideNotices, probeNotices } from '../../src/server/fleet/pg-notify.js';
 import { freePort, postgresProblem, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 
 describe('store.notify: the decision', () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { InputError, ResourceError, type CuzkError } from '../../src/errors.js';
-import { openPostgresStore, SCHEMA_VERSION } from '../../src/server/pg-store.js';
+import { openPostgresStore, SCHEMA_VERSION } from '../../src/server/journal/pg-store.js';
 import { makeDataDir, removeDataDir, runChild } from '../helpers/daemon.js';
 import { freePort, postgresProblem, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { failure, job, storeConformance } from './store-conformance.js';

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { BN128 } from '../../src/formats/curves.js';
 import { encodeWtns } from '../../src/formats/wtns.js';
 import { createLogger } from '../../src/log.js';
-import { WitnessSpool, type KeyShape } from '../../src/server/spool.js';
+import { WitnessSpool, type KeyShape } from '../../src/server/intake/spool.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-spool-'));
 const spool = new WitnessSpool(path.join(dir, 'spool'), 60_000, createLogger('silent'));

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { errorFromRpc } from '../../src/client/convert.js';
 import { CuzkError, ERROR_CODES } from '../../src/errors.js';
-import { STATUS_MAP, toConnectError } from '../../src/server/status-map.js';
+import { STATUS_MAP, toConnectError } from '../../src/server/transport/status-map.js';
 
 // Connect protocol spec, "Error codes": gRPC code → HTTP status
 const CONNECT_HTTP: Partial<Record<Code, number>> = {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { JobInfo } from '../../src/engine/api.js';
-import type { JobStore, StoredJob } from '../../src/server/job-store.js';
+import type { JobStore, StoredJob } from '../../src/server/journal/job-store.js';
 
 export const FILES = [{ path: '/spool/a.wtns', size: 1234, sha256: 'ab'.repeat(32), owned: true }, { path: '/srv/w.wtns', size: 76, sha256: 'file:1700000000000', owned: false }];
 

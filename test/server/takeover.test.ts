@@ -10,7 +10,7 @@ import { CuzkClient, type JobInfo } from '../../src/client/index.js';
 import { longCheckoutPath, runChild, startDaemon, vectorDirArgs } from '../helpers/daemon.js';
 import { makeGate, untilRunning } from '../helpers/gate.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
-import { processLabel } from '../../src/server/takeover.js';
+import { processLabel } from '../../src/server/startup/takeover.js';
 import { scratch } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
-import { checkExposure, parseListen } from '../../src/server/auth.js';
+import { checkExposure, parseListen } from '../../src/server/transport/auth.js';
 import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 

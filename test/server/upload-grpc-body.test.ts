@@ -1,4 +1,4 @@
-// The body reader of UploadWitness (src/server/upload-grpc-body.ts): over HTTP/2 it reads the
+// The body reader of UploadWitness (src/server/transport/upload-grpc-body.ts): over HTTP/2 it reads the
 // stream under the compat request, never the request itself (that second Readable was most of the
 // daemon's main-thread cost per byte over gRPC); the pieces it hands on are the stream's own bytes;
 // it pauses its source while QUEUE_BYTES wait and resumes as they are parsed; a source that closes
@@ -8,7 +8,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { BodyReader, QUEUE_BYTES, requestBody } from '../../src/server/upload-grpc-body.js';
+import { BodyReader, QUEUE_BYTES, requestBody } from '../../src/server/transport/upload-grpc-body.js';
 
 const bytes = (n: number, seed = 0) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 

@@ -1,4 +1,4 @@
-// UploadWitness over gRPC, parsed from the HTTP/2 stream by src/server/upload-grpc.ts: whatever the
+// UploadWitness over gRPC, parsed from the HTTP/2 stream by src/server/transport/upload-grpc.ts: whatever the
 // framing (messages split anywhere across DATA frames, fields in any order, unknown fields), the
 // spooled witness is byte-exact and proves; malformed, compressed, oversized or truncated streams
 // are refused with one E_INVALID_ARG line and leave nothing in the spool; connect-es's own gRPC

@@ -6,7 +6,7 @@ import { toJson, type JsonValue } from '@bufbuild/protobuf';
 import type { JobInfo } from '../../engine/api.js';
 import { quantile } from '../../report/intervals.js';
 import { GetStatusResponseSchema } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
-import { statusMessage, type RouteContext } from '../routes.js';
+import { statusMessage, type RouteContext } from '../transport/routes.js';
 import { BIN_MS, gantt, recentJobIds, series, wallSpans, type GanttSpan, type Series } from './spans-window.js';
 
 /** Seconds of spans read per frame: the series' window. */

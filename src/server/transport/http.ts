@@ -1,0 +1,151 @@
+// One listener for every protocol: a TCP port (or unix socket) whose connections are sniffed, HTTP/2
+// (the client preface; gRPC and Connect over h2c) to an http2 server and anything else to an
+// HTTP/1.1 server (Connect JSON, gRPC-Web, curl, fetch), under front-door.ts's limits. Both run the
+// same handler: Connect-RPC's node adapter for the ProvingService (the token checked on the headers,
+// before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz and the dashboard
+// (dashboard/handler.ts: GET / and /dashboard/*) beside it, and for the other daemons of a fleet
+// GET /v1/fleet/witnesses/... (witness-serve.ts, behind the same token).
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import type net from 'node:net';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
+import { InputError } from '../../errors.js';
+import { ProvingService } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
+import { answerEarly } from './answer-early.js';
+import { tokenMatches, unauthorized } from './auth.js';
+import { DashboardHandler } from '../dashboard/handler.js';
+import { buildSnapshot } from '../dashboard/snapshot.js';
+import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
+import type { RouteContext } from './routes.js';
+import { provingService } from './routes.js';
+import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.js';
+import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
+import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
+import { FLEET_WITNESS_PREFIX, serveSpooledWitness } from './witness-serve.js';
+
+export interface HttpHooks {
+  /** Undefined when ready, else why not. */
+  notReady: () => Promise<string | undefined>;
+}
+
+type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
+type Req = Parameters<NodeHandlerFn>[0];
+type Res = Parameters<NodeHandlerFn>[1];
+
+const RPC_PREFIX = `/${ProvingService.typeName}/`;
+
+function sendJson(res: Res, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function fallback(c: RouteContext, hooks: HttpHooks, dashboard: DashboardHandler) {
+  return (req: Req, res: Res) => {
+    const url = (req.url ?? '/').split('?')[0];
+    if (dashboard.handle(req, res)) return;
+    if (req.method === 'GET' && url === '/healthz') return sendJson(res, 200, { ok: true });
+    if (req.method === 'GET' && url === '/readyz') {
+      hooks.notReady().then(
+        (reason) => (reason === undefined ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false, reason })),
+        (err: Error) => sendJson(res, 503, { ready: false, reason: err.message }),
+      );
+      return;
+    }
+    if (req.method === 'GET' && url === '/metrics') {
+      if (!tokenMatches(req.headers.authorization, c.cfg.token)) {
+        return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: unauthorized().message } });
+      }
+      c.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+          res.end(text);
+        },
+        (err: Error) => sendJson(res, 500, { error: { code: 'E_INTERNAL', message: err.message } }),
+      );
+      return;
+    }
+    sendJson(res, STATUS_MAP.E_NOT_FOUND.http, { error: { code: 'E_NOT_FOUND', message: `no route ${req.method} ${url}: RPCs are POST /cuzk.v1.ProvingService/<Method>` } });
+  };
+}
+
+/** With TLS, ALPN picks HTTP/2 or HTTP/1.1: one http2 secure server with allowHTTP1, no sniffing. */
+function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.Socket>, dashboard: DashboardHandler): Listener {
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (cause) {
+      throw new InputError('E_INVALID_ARG', `${what} ${file}: cannot read (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
+    }
+  };
+  const ca = c.cfg.tlsClientCa ? read(c.cfg.tlsClientCa, 'tls.client_ca') : undefined;
+  const server = http2.createSecureServer(
+    { ...h2Options(c.cfg), cert: read(c.cfg.tlsCert, 'tls.cert'), key: read(c.cfg.tlsKey, 'tls.key'), allowHTTP1: true, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined, handshakeTimeout: c.cfg.headersTimeoutMs || undefined },
+    handler,
+  );
+  limitServer(server, c.cfg);
+  server.on('session', (s: http2.ServerHttp2Session) => superviseSession(s, c.cfg));
+  server.on('secureConnection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        dashboard.close();
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+export interface Listener {
+  server: net.Server;
+  close(): Promise<void>;
+}
+
+export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
+  const dashboard = new DashboardHandler({ token: c.cfg.token, assets: c.dashboardAssets, frame: () => buildSnapshot(c), log: c.log });
+  const rpc = connectNodeAdapter({
+    routes: (router: ConnectRouter) => router.service(ProvingService, provingService(c)),
+    requestGate: (ctx: HandlerContext) => recodeProtocolErrors(ctx, c.cfg.maxMessageBytes),
+    // a misspelt field ("requestID") or enum value would otherwise be dropped without a word
+    jsonOptions: { ignoreUnknownFields: false },
+    readMaxBytes: c.cfg.maxMessageBytes,
+    writeMaxBytes: c.cfg.maxMessageBytes,
+    fallback: fallback(c, hooks, dashboard),
+  });
+  const sockets = new Set<net.Socket>();
+  const handler = (req: Req, res: Res) => {
+    // the one token check for RPCs, on the headers: a refused upload is never read
+    const upload = req.method === 'POST' && (req.url ?? '').split('?')[0] === WITNESS_UPLOAD_PATH;
+    const fleetWitness = req.url?.startsWith(FLEET_WITNESS_PREFIX) === true;
+    if (c.cfg.token && (upload || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
+    if (upload) return void witnessUpload(c, req, res);
+    if (fleetWitness) return void serveSpooledWitness(c, req, res);
+    if (isGrpcUpload(req)) return void grpcWitnessUpload(c, req, res);
+    rpc(req, res);
+  };
+  if (c.cfg.tlsCert) return tlsListener(c, handler, sockets, dashboard);
+  const h1 = http.createServer(h1Options(c.cfg), handler);
+  const h2 = http2.createServer(h2Options(c.cfg), handler);
+  h2.on('session', (s: http2.ServerHttp2Session) => superviseSession(s, c.cfg));
+  sniffConnections(h1, h2, c.cfg);
+  h1.on('connection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return {
+    server: h1,
+    close: () =>
+      new Promise<void>((resolve) => {
+        dashboard.close();
+        h1.close(() => resolve());
+        h1.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
