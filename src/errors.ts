@@ -86,6 +86,17 @@ export function errorForCode(code: ErrorCode, message: string, opts: CuzkErrorOp
   }
 }
 
+/** `err` as a CuzkError: itself when it is one, else E_INTERNAL with its message, `err` kept as the cause. */
+export function toCuzkError(err: unknown): CuzkError {
+  if (err instanceof CuzkError) return err;
+  return new InternalError('E_INTERNAL', errorMessage(err), { cause: err });
+}
+
+/** The message of anything thrown (an Error's message, else its string form). */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** An error as it crosses a worker thread: structured cloning keeps neither the class nor `code`. */
 export interface WireError {
   /** A class of this file, or 'Error' for anything else (its `name` kept in `name`). */

@@ -51,6 +51,12 @@ export interface StoredRequest {
   wasm?: string;
 }
 
+/** A journaled job as a JobInfo: its result once terminal, else what the journal knows of it. */
+export function storedInfo(s: StoredJob): JobInfo {
+  if (s.result) return s.result;
+  return { id: s.id, requestId: s.requestId, key: s.key, priority: s.priority, state: s.state, partitions: s.partitions, submittedAt: s.submittedAt, timings: {} };
+}
+
 export type InsertResult = { inserted: true } | { inserted: false; existing: StoredJob };
 
 export interface JobStore {

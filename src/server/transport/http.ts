@@ -23,7 +23,8 @@ import { provingService } from './routes.js';
 import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
-import { FLEET_WITNESS_PREFIX, serveSpooledWitness } from './witness-serve.js';
+import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
+import { serveSpooledWitness } from './witness-serve.js';
 
 export interface HttpHooks {
   /** Undefined when ready, else why not. */

@@ -6,12 +6,11 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { CuzkError, InputError } from '../../errors.js';
+import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { openConfined } from '../intake/file-access.js';
 import type { RouteContext } from './routes.js';
 import { STATUS_MAP } from './status-map.js';
 import type { Req, Res } from './upload-http.js';
-
-export const FLEET_WITNESS_PREFIX = '/v1/fleet/witnesses/';
 
 function refuse(res: Res, err: CuzkError): void {
   const text = JSON.stringify({ error: { code: err.code, message: err.message } });
