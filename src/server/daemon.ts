@@ -8,7 +8,7 @@ import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './transport/auth.js';
 import { uploadedKeysDir, type ServeConfig } from './startup/config.js';
-import { loadDashboardAssets } from './dashboard/assets.js';
+import { loadDashboardAssets } from './transport/dashboard/assets.js';
 import { checkConfined } from './intake/file-access.js';
 import { fleetMetrics } from './fleet/fleet-member.js';
 import { createListener, type Listener } from './transport/http.js';

@@ -8,7 +8,6 @@ import { InputError } from '../../errors.js';
 import { PRIORITIES, type JobRequest, type Priority } from '../../engine/api.js';
 import type { ServeConfig } from '../startup/config.js';
 import { looksLikeKeyPath } from '../../engine/key-ref.js';
-import type { StoredJob } from '../journal/job-store.js';
 import { checkConfined } from './file-access.js';
 
 /** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
@@ -102,7 +101,7 @@ export async function confineJobPaths(job: ValidJob, cfg: Pick<ServeConfig, 'key
 
 /** A journaled job's key and wasm, confined again (their real paths replace them): the directories,
  * and the files in them, may have changed since it was accepted. */
-export async function confineStored(s: StoredJob, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
+export async function confineStored(s: { key: string; request?: { wasm?: string } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
   s.key = await confineKey(s.key, cfg, isKeyId);
   if (s.request?.wasm) s.request.wasm = await confineWasm(s.request.wasm, cfg);
 }
