@@ -10,11 +10,13 @@ import type { SpooledWitness } from '../intake/spool.js';
 export interface StoredJob {
   id: string;
   requestId?: string;
-  /** Hash of the request content (the engine's requestDigest): a reused request id must match it. */
+  /** Hash of what the job asks for (jobFingerprint, intake/witness-intake.ts: its key, each witness's
+   * sha256 or a server file's identity, its inputs): a reused request id must match it. */
   fingerprint: string;
   key: string;
   priority: Priority;
-  /** 'queued' until terminal: the journal does not track running (a restart reruns it). */
+  /** SQLite: 'queued' until terminal (a job running when the daemon stopped is rerun after a restart);
+   * PostgreSQL: 'running' while a daemon holds it under a lease (pg-claims.ts), 'queued' again if the lease expires. */
   state: JobState;
   partitions: number;
   submittedAt: number;
