@@ -118,6 +118,6 @@ describe('deploy/Dockerfile', () => {
     const health = dockerfile.find((i) => i.op === 'HEALTHCHECK');
     const route = /127\.0\.0\.1:\d+(\/\S*)/.exec(health?.args ?? '')?.[1];
     assert.ok(route, 'HEALTHCHECK curls no daemon path');
-    assert.ok(readFileSync(path.join(ROOT, 'src', 'server', 'http.ts'), 'utf8').includes(`url === '${route}'`), `HEALTHCHECK ${route}: the daemon has no such route (src/server/transport/http.ts)`);
+    assert.ok(readFileSync(path.join(ROOT, 'src', 'server', 'transport', 'http.ts'), 'utf8').includes(`url === '${route}'`), `HEALTHCHECK ${route}: the daemon has no such route (src/server/transport/http.ts)`);
   });
 });
