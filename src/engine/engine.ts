@@ -9,12 +9,13 @@ import { CuzkError, InputError, ResourceError } from '../errors.js';
 import { WtnsFile } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 import {
-  PRIORITIES, TRACE_MAX_SECONDS, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
+  TRACE_MAX_SECONDS, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
   type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
+import { checkJobFields, type JobFields } from './job-check.js';
 import { looksLikeKeyPath } from './key-ref.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
@@ -80,7 +81,7 @@ export class Engine implements ProvingEngine {
   submit(req: JobRequest): JobInfo {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
     if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance', { retryable: true });
-    const partitions = this.#validate(req);
+    const { partitions, deadlineMs } = this.#validate(req);
     // hashing the witnesses costs a pass over them: only a request id needs it
     const digest = req.requestId === undefined ? undefined : requestDigest(req);
     const existing = digest === undefined ? undefined : this.#scheduler.lookup(req.requestId, digest);
@@ -95,8 +96,8 @@ export class Engine implements ProvingEngine {
     this.#p.keys.acquire(entry);
     this.#jobs.set(job.id, job);
     this.#totals.submitted++;
-    if (req.deadlineMs !== undefined) {
-      job.deadlineTimer = setTimeout(() => this.#stop(job, 'expired'), req.deadlineMs);
+    if (deadlineMs !== undefined) {
+      job.deadlineTimer = setTimeout(() => this.#stop(job, 'expired'), deadlineMs);
       job.deadlineTimer.unref();
     }
     this.#p.log.debug({ jobId: job.id, keyId: entry.id, priority: job.priority, partitions }, 'job queued');
@@ -254,16 +255,11 @@ export class Engine implements ProvingEngine {
     return j.info(j.state === 'queued' ? this.#scheduler.position(j) : undefined);
   }
 
-  #validate(req: JobRequest): number {
+  #validate(req: JobRequest): JobFields<string> {
     const bad = (m: string) => new InputError('E_INVALID_ARG', m);
-    if (typeof req.key !== 'string' || req.key.length === 0) throw bad('key: a key id or .zkey path is required');
-    if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw bad(`priority must be one of ${PRIORITIES.join(', ')}`);
-    if (req.deadlineMs !== undefined && !(Number.isFinite(req.deadlineMs) && req.deadlineMs > 0)) throw bad('deadlineMs must be a positive number');
     const w = req.witnesses, f = req.witnessFiles, i = req.inputs;
-    if ([w, f, i].filter((x) => x !== undefined).length !== 1) throw bad('a job needs exactly one of witnesses, witnessFiles or inputs');
-    const n = (w ?? f ?? i)!.length;
-    if (!Array.isArray(w ?? f ?? i) || n === 0) throw bad('a job needs at least one witness or input');
-    if (n > this.#p.config.maxPartitions) throw bad(`a job may have at most ${this.#p.config.maxPartitions} partitions, this one has ${n}`);
+    const fields = checkJobFields(req, { witnesses: w, witnessFiles: f, inputs: i }, { maxPartitions: this.#p.config.maxPartitions });
+    const n = fields.partitions;
     if (w) w.forEach((bytes, k) => {
       if (!(bytes instanceof Uint8Array)) throw bad(`witness ${k} is not bytes`);
       WtnsFile.fromBytes(bytes, `witness ${k}`).close(); // header and sizes; values are checked against the key later
@@ -279,7 +275,7 @@ export class Engine implements ProvingEngine {
     if (looksLikeKeyPath(req.key) && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {
       throw new InputError('E_NOT_FOUND', `${req.key}: no such proving key file`);
     }
-    return n;
+    return fields;
   }
 
   #stop(job: Job, as: 'cancelled' | 'expired'): void {
