@@ -51,9 +51,9 @@ export interface CheckedJob extends Readonly<JobRequest> {
 export interface KnownParts {
   /** The key's shape from its .zkey header, used while the key is not loaded. */
   key?: KeyShape;
-  /** One layout per witness, in order (wtnsHeaderFromPrefix, WtnsFile.layout): the witnesses are not
-   * opened at check, nor parsed when their proofs start. */
-  witnesses?: readonly WtnsLayout[];
+  /** One layout per witness, in order (wtnsHeaderFromPrefix, WtnsFile.layout): those given are not
+   * opened at check, nor parsed when their proofs start; an undefined entry's witness is read at check. */
+  witnesses?: readonly (WtnsLayout | undefined)[];
 }
 
 /** Milliseconds per phase, summed over a job's partitions (spans.ts names the phases). */
@@ -175,8 +175,9 @@ export interface ProvingEngine {
    * what is wrong), E_NOT_FOUND (unknown key), E_FORMAT (a witness not of the key), E_OVERLOADED (queue
    * full: `details` = { queued: Record<Priority, number>, maxQueue: number }; or draining),
    * E_INVALID_ARG for a requestId reused with other content ("same content" = requestDigest() in
-   * scheduler.ts: key and witnesses or inputs; priority and deadline do not count). */
-  submit(req: JobRequest | CheckedJob): JobInfo;
+   * scheduler.ts: key and witnesses or inputs; priority and deadline do not count). `known`: as
+   * check()'s, for a request not checked yet. */
+  submit(req: JobRequest | CheckedJob, known?: KnownParts): JobInfo;
   /** Resolves with the job when it is terminal, or with its current (non-terminal) state after timeoutMs. */
   await(id: string, timeoutMs?: number): Promise<JobInfo>;
   get(id: string): JobInfo | undefined;

@@ -82,11 +82,11 @@ export class Engine implements ProvingEngine {
     return this.#checker.check(req, known);
   }
 
-  submit(req: JobRequest | CheckedJob): JobInfo {
+  submit(req: JobRequest | CheckedJob, known?: KnownParts): JobInfo {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
     if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance', { retryable: true });
     // a job this engine checked runs as checked; anything else (a plain request, a copy) is checked now
-    const checked = this.#checker.parts(req) ? (req as CheckedJob) : this.#checker.check(req);
+    const checked = this.#checker.parts(req) ? (req as CheckedJob) : this.#checker.check(req, known);
     const parts = this.#checker.parts(checked)!;
     const { partitions, deadlineMs } = checked;
     // hashing the witnesses costs a pass over them: only a request id needs it
