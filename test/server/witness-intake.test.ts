@@ -61,27 +61,28 @@ describe('witness intake → engine check', () => {
 
   it('resolves the key once: confined to key_dirs, by id once loaded', async () => {
     const key = await intake.resolveKey(zkey);
-    assert.deepEqual([key.id, key.nVars, key.bytes], [zkey, 8, statSync(zkey).size]);
+    assert.deepEqual([key.name, key.id, key.nVars, key.bytes], [zkey, zkey, 8, statSync(zkey).size]);
     await assert.rejects(intake.resolveKey(vectorFile(mult, 'circuit.zkey')), (e: Error & { code?: string }) => e.code === 'E_INVALID_ARG', 'outside files.key_dirs');
     await assert.rejects(intake.resolveKey('no-such-id'), /unknown key "no-such-id"/);
     await engine.loadKey(zkey, { id: 'mult' });
     assert.equal((await intake.resolveKey('mult')).id, 'mult');
-    assert.equal((await intake.resolveKey(zkey)).id, 'mult', 'its path finds the loaded key');
+    const byPath = await intake.resolveKey(path.join(keyDir, '.', 'mult.zkey'));
+    assert.deepEqual([byPath.id, byPath.name], ['mult', zkey], 'its path finds the loaded key; the job keeps the real path');
     engine.evictKey('mult');
   });
 
   it('inline bytes, uploads and files in place: each header read once, none parsed by the engine', async () => {
     const key = await intake.resolveKey(zkey); // not loaded: the engine takes the shape read here
-    const inline = await intake.files(checkJobRequest({ key: key.id, witnesses: [w1, w2] }, cfg), key);
-    const up = await intake.upload(key.id, w2.length, (async function* () { yield w2.subarray(0, 50); yield w2.subarray(50); })(), 'upload');
-    const claimed = await intake.files(checkJobRequest({ key: key.id, witnessIds: [up.id] }, cfg), key);
+    const inline = await intake.files(checkJobRequest({ key: key.name, witnesses: [w1, w2] }, cfg), key);
+    const up = await intake.upload(key.name, w2.length, (async function* () { yield w2.subarray(0, 50); yield w2.subarray(50); })(), 'upload');
+    const claimed = await intake.files(checkJobRequest({ key: key.name, witnessIds: [up.id] }, cfg), key);
     const onDisk = path.join(inputDir, 'w1.wtns');
     writeFileSync(onDisk, w1);
-    const inPlace = await intake.files(checkJobRequest({ key: key.id, witnessFiles: [onDisk] }, cfg), key);
+    const inPlace = await intake.files(checkJobRequest({ key: key.name, witnessFiles: [onDisk] }, cfg), key);
     for (const files of [inline, claimed, inPlace]) {
       assert.ok(files!.every((f) => f.layout !== undefined), 'the header read at intake travels with the file');
       const parses = countParses();
-      const checked = engine.check(requestFor(key.id, files!), knownParts(files, key));
+      const checked = engine.check(requestFor(key.name, files!), knownParts(files, key));
       const id = engine.submit(checked).id;
       assert.deepEqual(parses(), [0, 0, 0], 'no witness and no key header parsed at check');
       const info = await engine.await(id);
@@ -94,15 +95,15 @@ describe('witness intake → engine check', () => {
 
   it('a job read back from the journal has no layouts and is checked from its files', async () => {
     const key = await intake.resolveKey(zkey);
-    const files = (await intake.files(checkJobRequest({ key: key.id, witnesses: [w1] }, cfg), key))!;
-    const stored = { id: 'j1', fingerprint: 'f', key: key.id, priority: 'normal' as const, state: 'queued' as const, partitions: 1, submittedAt: 1, request: { witnessFiles: files } };
+    const files = (await intake.files(checkJobRequest({ key: key.name, witnesses: [w1] }, cfg), key))!;
+    const stored = { id: 'j1', fingerprint: 'f', key: key.name, priority: 'normal' as const, state: 'queued' as const, partitions: 1, submittedAt: 1, request: { witnessFiles: files } };
     const row = jobToRow(stored);
     assert.doesNotMatch(String(row.witness_files), /layout/);
     const back = jobFromRow({ ...row, result: null } as JobRow).request!.witnessFiles!;
     assert.deepEqual(back, files.map(({ layout: _, ...f }) => f));
     assert.deepEqual(knownParts(back), {});
     const parses = countParses();
-    const info = await engine.await(engine.submit(requestFor(key.id, back), knownParts(back, key)).id);
+    const info = await engine.await(engine.submit(requestFor(key.name, back), knownParts(back, key)).id);
     assert.equal(info.state, 'completed', info.error?.message);
     assert.deepEqual(parses().slice(0, 2), [1, 0], 'the file parsed once, at check');
     await spool.release(files);
@@ -110,9 +111,9 @@ describe('witness intake → engine check', () => {
 
   it('a spool file replaced after intake fails its job on its size', async () => {
     const key = await intake.resolveKey(zkey);
-    const files = (await intake.files(checkJobRequest({ key: key.id, witnesses: [w1] }, cfg), key))!;
+    const files = (await intake.files(checkJobRequest({ key: key.name, witnesses: [w1] }, cfg), key))!;
     engine.pause();
-    const job = engine.submit(engine.check(requestFor(key.id, files), knownParts(files, key)));
+    const job = engine.submit(engine.check(requestFor(key.name, files), knownParts(files, key)));
     writeFileSync(files[0]!.path, encodeWtns(files[0]!.layout!.header.prime, [1n, 2n, 3n, 4n, 5n]));
     engine.resume();
     const info = await engine.await(job.id);

@@ -29,16 +29,16 @@ export class WitnessIntake {
 
   /**
    * A job's or an upload's key, resolved once: a loaded key's id as it is; else a .zkey path confined
-   * to files.key_dirs (confineKey), then a key loaded from that real path, or the file's header. `id`
-   * is the name the job keeps (the key id, or the real path); pass the result on to files() and, as
-   * KnownParts (knownParts()), to engine.check(), so that nothing resolves or reads the key again.
+   * to files.key_dirs (as confineKey does), then a key loaded from that real path, or the file's
+   * header. Pass the result on to files() and, through knownParts(), to engine.check(), so that
+   * nothing resolves or reads the key again.
    */
-  async resolveKey(name: string): Promise<KeyShape & KeySize> {
+  async resolveKey(name: string): Promise<ResolvedKey> {
     const keys = this.engine.listKeys();
     const byId = keys.find((k) => k.id === name);
-    if (byId) return this.#shape(name, byId);
+    if (byId) return { ...(await this.#shape(name, byId)), name };
     const real = await confineKey(name, this.cfg, () => false);
-    return this.#shape(real, keys.find((k) => k.id === real || k.path === real));
+    return { ...(await this.#shape(real, keys.find((k) => k.id === real || k.path === real))), name: real };
   }
 
   #loaded(key: string): KeyInfo | undefined {
@@ -141,6 +141,10 @@ export function knownParts(files: readonly SpooledWitness[] | undefined, key?: K
   if (files?.some((f) => f.layout)) known.witnesses = files.map((f) => f.layout);
   return known;
 }
+
+/** A key as resolveKey() found it: its shape and size, and `name`, what the job keeps (and
+ * journals) for it: the key id as given, else the key file's confined real path (confineJobPaths'). */
+export type ResolvedKey = KeyShape & KeySize & { name: string };
 
 /** What a key costs a daemon, for a job's MemoryNeed (job-need.ts). */
 export interface KeySize {
