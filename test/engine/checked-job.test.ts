@@ -7,7 +7,10 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
 import { createEngine, type CheckedJob, type Engine } from '../../src/index.js';
+import { checkKeyUnchanged } from '../../src/engine/checked-job.js';
+import { BN128 } from '../../src/formats/curves.js';
 import { encodeWtns, WtnsFile } from '../../src/formats/wtns.js';
+import { ZkeyFile } from '../../src/formats/zkey.js';
 import { vectorFile, vectorSets, type VectorSet } from '../helpers/vectors.js';
 import { useTmpDir } from '../helpers/tmp.js';
 
@@ -114,5 +117,14 @@ describe('checked jobs', () => {
     assert.equal(info.state, 'failed');
     assert.equal(info.error!.code, 'E_FORMAT');
     assert.match(info.error!.message, /it was \d+ when its header was read: it changed since/);
+  });
+
+  it('a key file replaced between the check and its load is refused by the pipeline, naming the change', () => {
+    const z = ZkeyFile.open(zkey);
+    const h = z.header;
+    z.close();
+    checkKeyUnchanged(h, h);
+    checkKeyUnchanged({ curve: h.curve, r: h.r, nVars: h.nVars }, h);
+    assert.throws(() => checkKeyUnchanged({ curve: 'bn128', r: BN128.r, nVars: h.nVars + 1 }, h), code('E_FORMAT', /the \.zkey file changed after the job was submitted/));
   });
 });
