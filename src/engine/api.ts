@@ -2,6 +2,8 @@
 // `cuzk bench` program against. Types only; engine.ts implements it. Everything here is plain data
 // (JSON-safe except the witness bytes), so the server can map it to gRPC/HTTP messages one to one.
 import type { ProofJson } from '../formats/proof-json.js';
+import type { WtnsLayout } from '../formats/wtns.js';
+import type { ZkeyHeader } from '../formats/zkey.js';
 import type { Logger } from '../log.js';
 
 export const PRIORITIES = ['critical', 'high', 'normal', 'low'] as const;
@@ -30,6 +32,28 @@ export interface JobRequest {
   deadlineMs?: number;
   /** Stable job id to use (a journal replaying jobs after a restart); default a fresh UUID. */
   id?: string;
+}
+
+/** What a witness must match: the key's scalar field and wire count (a .zkey header, KeyInfo). */
+export type KeyShape = Pick<ZkeyHeader, 'curve' | 'r' | 'nVars'>;
+
+/** A request as the engine checked it, frozen: `key` is the resolved key's id, `priority` defaulted,
+ * a deadline of 0 dropped. Submit it as it is; a copy is checked again. */
+export interface CheckedJob extends Readonly<JobRequest> {
+  readonly key: string;
+  readonly priority: Priority;
+  readonly partitions: number;
+}
+
+/** What a caller has already read of a job, so that the check does not read it again (the daemon's
+ * intake reads every witness's header as it stores it). Trusted as given: pass only what was read
+ * from these very files (the witness files' sizes are still checked when their values are read). */
+export interface KnownParts {
+  /** The key's shape from its .zkey header, used while the key is not loaded. */
+  key?: KeyShape;
+  /** One layout per witness, in order (wtnsHeaderFromPrefix, WtnsFile.layout): those given are not
+   * opened at check, nor parsed when their proofs start; an undefined entry's witness is read at check. */
+  witnesses?: readonly (WtnsLayout | undefined)[];
 }
 
 /** Milliseconds per phase, summed over a job's partitions (spans.ts names the phases). */
@@ -141,12 +165,19 @@ export interface EngineStatus {
 export const TRACE_MAX_SECONDS = 600;
 
 export interface ProvingEngine {
-  /** Validates and enqueues (synchronously: a returned job is accepted). Throws CuzkError:
-   * E_INVALID_ARG (bad request, with what is wrong), E_NOT_FOUND (unknown key), E_OVERLOADED (queue full:
-   * `details` = { queued: Record<Priority, number>, maxQueue: number }; or draining), E_INVALID_ARG for a
-   * requestId reused with other content ("same content" = requestDigest() in scheduler.ts: key and
-   * witnesses or inputs; priority and deadline do not count). */
-  submit(req: JobRequest): JobInfo;
+  /** Validates a request once (fields, key, each witness's header against the key) without enqueuing
+   * it, for a caller that has work to do between the check and submit (the daemon journals the job).
+   * `known`: what the caller already read (the daemon's witness headers), not read again. Throws as
+   * submit does, except E_OVERLOADED; E_FORMAT for a witness that is not a .wtns or not of the key. */
+  check(req: JobRequest, known?: KnownParts): CheckedJob;
+  /** Validates (a CheckedJob from this engine's check() is not validated again) and enqueues
+   * (synchronously: a returned job is accepted). Throws CuzkError: E_INVALID_ARG (bad request, with
+   * what is wrong), E_NOT_FOUND (unknown key), E_FORMAT (a witness not of the key), E_OVERLOADED (queue
+   * full: `details` = { queued: Record<Priority, number>, maxQueue: number }; or draining),
+   * E_INVALID_ARG for a requestId reused with other content ("same content" = requestDigest() in
+   * scheduler.ts: key and witnesses or inputs; priority and deadline do not count). `known`: as
+   * check()'s, for a request not checked yet. */
+  submit(req: JobRequest | CheckedJob, known?: KnownParts): JobInfo;
   /** Resolves with the job when it is terminal, or with its current (non-terminal) state after timeoutMs. */
   await(id: string, timeoutMs?: number): Promise<JobInfo>;
   get(id: string): JobInfo | undefined;

@@ -6,16 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, InputError, ResourceError } from '../errors.js';
-import { WtnsFile } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 import {
-  PRIORITIES, TRACE_MAX_SECONDS, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
+  TRACE_MAX_SECONDS, type CheckedJob, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo, type KnownParts,
   type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
-import { looksLikeKeyPath } from './key-ref.js';
+import { JobChecker } from './checked-job.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
@@ -45,6 +44,7 @@ export class Engine implements ProvingEngine {
   readonly #jobs = new Map<string, Job>();
   readonly #finished: string[] = [];
   readonly #scheduler: Scheduler<Job>;
+  readonly #checker: JobChecker;
   readonly #running = new Set<Job>();
   readonly #metrics: EngineMetrics;
   readonly #cpu = { tail: Promise.resolve() as Promise<unknown> };
@@ -57,6 +57,7 @@ export class Engine implements ProvingEngine {
   constructor(parts: EngineParts) {
     this.#p = parts;
     this.#scheduler = new Scheduler(parts.config.maxQueue);
+    this.#checker = new JobChecker(parts.keys, parts.config.maxPartitions);
     this.#metrics = parts.metrics(() => this.status());
     parts.spans.onSpan((s) => this.#metrics.span(s));
   }
@@ -77,26 +78,33 @@ export class Engine implements ProvingEngine {
     return this.#p.lanes;
   }
 
-  submit(req: JobRequest): JobInfo {
+  check(req: JobRequest, known?: KnownParts): CheckedJob {
+    return this.#checker.check(req, known);
+  }
+
+  submit(req: JobRequest | CheckedJob, known?: KnownParts): JobInfo {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
     if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance', { retryable: true });
-    const partitions = this.#validate(req);
+    // a job this engine checked runs as checked; anything else (a plain request, a copy) is checked now
+    const checked = this.#checker.parts(req) ? (req as CheckedJob) : this.#checker.check(req, known);
+    const parts = this.#checker.parts(checked)!;
+    const { partitions, deadlineMs } = checked;
     // hashing the witnesses costs a pass over them: only a request id needs it
-    const digest = req.requestId === undefined ? undefined : requestDigest(req);
-    const existing = digest === undefined ? undefined : this.#scheduler.lookup(req.requestId, digest);
+    const digest = checked.requestId === undefined ? undefined : requestDigest(checked);
+    const existing = digest === undefined ? undefined : this.#scheduler.lookup(checked.requestId, digest);
     if (existing !== undefined) {
       const j = this.#jobs.get(existing);
       if (j) return this.#info(j);
     }
-    if (req.id !== undefined && this.#jobs.has(req.id)) throw new InputError('E_INVALID_ARG', `job id ${req.id} already exists`);
-    const entry = this.#p.keys.resolve(req.key);
-    const job = new Job(req.id ?? randomUUID(), { ...req, key: entry.id }, partitions);
-    this.#scheduler.push(job, req.requestId, digest);
+    if (checked.id !== undefined && this.#jobs.has(checked.id)) throw new InputError('E_INVALID_ARG', `job id ${checked.id} already exists`);
+    const entry = this.#p.keys.current(parts.entry);
+    const job = new Job(checked.id ?? randomUUID(), checked.key === entry.id ? checked : { ...checked, key: entry.id }, partitions, { ...parts, entry });
+    this.#scheduler.push(job, checked.requestId, digest);
     this.#p.keys.acquire(entry);
     this.#jobs.set(job.id, job);
     this.#totals.submitted++;
-    if (req.deadlineMs !== undefined) {
-      job.deadlineTimer = setTimeout(() => this.#stop(job, 'expired'), req.deadlineMs);
+    if (deadlineMs !== undefined) {
+      job.deadlineTimer = setTimeout(() => this.#stop(job, 'expired'), deadlineMs);
       job.deadlineTimer.unref();
     }
     this.#p.log.debug({ jobId: job.id, keyId: entry.id, priority: job.priority, partitions }, 'job queued');
@@ -252,34 +260,6 @@ export class Engine implements ProvingEngine {
 
   #info(j: Job): JobInfo {
     return j.info(j.state === 'queued' ? this.#scheduler.position(j) : undefined);
-  }
-
-  #validate(req: JobRequest): number {
-    const bad = (m: string) => new InputError('E_INVALID_ARG', m);
-    if (typeof req.key !== 'string' || req.key.length === 0) throw bad('key: a key id or .zkey path is required');
-    if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw bad(`priority must be one of ${PRIORITIES.join(', ')}`);
-    if (req.deadlineMs !== undefined && !(Number.isFinite(req.deadlineMs) && req.deadlineMs > 0)) throw bad('deadlineMs must be a positive number');
-    const w = req.witnesses, f = req.witnessFiles, i = req.inputs;
-    if ([w, f, i].filter((x) => x !== undefined).length !== 1) throw bad('a job needs exactly one of witnesses, witnessFiles or inputs');
-    const n = (w ?? f ?? i)!.length;
-    if (!Array.isArray(w ?? f ?? i) || n === 0) throw bad('a job needs at least one witness or input');
-    if (n > this.#p.config.maxPartitions) throw bad(`a job may have at most ${this.#p.config.maxPartitions} partitions, this one has ${n}`);
-    if (w) w.forEach((bytes, k) => {
-      if (!(bytes instanceof Uint8Array)) throw bad(`witness ${k} is not bytes`);
-      WtnsFile.fromBytes(bytes, `witness ${k}`).close(); // header and sizes; values are checked against the key later
-    });
-    if (f) f.forEach((file, k) => {
-      if (typeof file !== 'string' || file.length === 0) throw bad(`witness file ${k} is not a path`);
-      WtnsFile.open(file).close();
-    });
-    if (i) {
-      if (!req.wasm || !existsSync(req.wasm)) throw new InputError('E_NOT_FOUND', `wasm: ${req.wasm ?? '(none)'}: circuit inputs need the circuit's witness generator .wasm`);
-      i.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`input ${k} must be a JSON object`); });
-    }
-    if (looksLikeKeyPath(req.key) && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {
-      throw new InputError('E_NOT_FOUND', `${req.key}: no such proving key file`);
-    }
-    return n;
   }
 
   #stop(job: Job, as: 'cancelled' | 'expired'): void {

@@ -6,6 +6,7 @@ import {
   TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type JobState, type Phase, type PhaseTimings,
   type Priority, type ProofOutput,
 } from './api.js';
+import type { CheckedParts } from './checked-job.js';
 
 export class Job {
   readonly id: string;
@@ -33,7 +34,13 @@ export class Job {
   readonly #settled: Promise<void>;
   #resolveSettled!: () => void;
 
-  constructor(id: string, request: JobRequest, partitions: number) {
+  constructor(
+    id: string,
+    request: JobRequest,
+    partitions: number,
+    /** What the engine's check learnt (checked-job.ts): the key entry, each witness's layout. */
+    readonly checked: CheckedParts,
+  ) {
     this.id = id;
     this.request = request;
     this.requestId = request.requestId;

@@ -61,6 +61,11 @@ export class KeyCache {
     return this.#register(abs, abs);
   }
 
+  /** `e` while it is still this cache's entry for its id, else its id resolved again (evicted since). */
+  current(e: KeyEntry): KeyEntry {
+    return this.#entries.get(e.id) === e ? e : this.resolve(e.id);
+  }
+
   register(zkeyPath: string, id?: string): KeyEntry {
     const abs = path.resolve(zkeyPath);
     const key = id ?? abs;

@@ -13,6 +13,7 @@ import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
 import type { ProveStats } from '../ffi/groth16-key.js';
 import type { Logger } from '../log.js';
 import type { EngineConfig, ProofOutput } from './api.js';
+import { checkKeyUnchanged } from './checked-job.js';
 import type { MemoryBudget, Request } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
@@ -104,14 +105,20 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     job.addPhase('witness', dur, part);
   }
   stopped();
-  // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap
-  const wtns = file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name);
+  // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap;
+  // one the engine's check parsed is opened from its layout (its size checked, not its header parsed
+  // again), one computed from inputs is parsed and matched with the key here, once
+  const layout = job.checked.witnesses?.[part];
+  const wtns = layout
+    ? (file ? WtnsFile.openKnown(file, layout) : WtnsFile.fromBytesKnown(image!, name, layout))
+    : (file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name));
   const lanes = lanesFor(deps, key);
   const onGpu = lanes[0]!.device >= 0;
   let wBuf: PooledBuffer | undefined, abBuf: PooledBuffer | undefined;
   let witness: Uint8Array;
   try {
-    checkWitnessMatchesKey(wtns.header, h, name);
+    if (layout) checkKeyUnchanged(job.checked.keyShape, h);
+    else checkWitnessMatchesKey(wtns.header, h, name);
     [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize, onGpu), `${name} buffers`, signal);
     witness = await wtns.readWitnessAsync(wBuf.bytes);
   } catch (err) {

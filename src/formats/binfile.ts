@@ -21,6 +21,15 @@ export interface SectionEntry {
   readonly index: number;
 }
 
+/** A section table read by an earlier open, enough to open the file again without reading it (BinFile.reopen). */
+export interface KnownTable {
+  readonly version: number;
+  /** The file's size in bytes when the table was read. */
+  readonly size: number;
+  /** The sections that will be read (any subset of the file's). */
+  readonly sections: readonly SectionEntry[];
+}
+
 export interface SectionInput {
   readonly type: number;
   readonly bytes: Uint8Array;
@@ -139,6 +148,34 @@ export class BinFile {
     return BinFile.parse(memorySource(bytes), name, spec);
   }
 
+  /** A file whose section table was read before (`known`): opened without reading it again, and
+   * refused (FormatError) when its size is no longer `known.size`, the one thing a file replaced or
+   * grown since shows without being parsed. Only the sections in `known` can be read. */
+  static reopen(path: string, spec: BinFileSpec, known: KnownTable): BinFile {
+    return BinFile.known(fileSource(path), path, spec, known);
+  }
+
+  /** An in-memory image whose table was read before (`known`), as reopen() for a file. */
+  static fromBytesKnown(bytes: Uint8Array, name: string, spec: BinFileSpec, known: KnownTable): BinFile {
+    return BinFile.known(memorySource(bytes), name, spec, known);
+  }
+
+  private static known(source: ByteSource, name: string, spec: BinFileSpec, known: KnownTable): BinFile {
+    if (source.size !== known.size) {
+      source.close();
+      throw new FormatError(`${name}: the file is ${source.size} bytes, it was ${known.size} when its header was read: it changed since`);
+    }
+    const sections = new Map<number, SectionEntry>();
+    for (const s of known.sections) {
+      if (s.offset < 0 || s.size < 0 || s.offset + s.size > known.size) {
+        source.close();
+        throw new InputError('E_INVALID_ARG', `${name}: known ${spec.magic} section ${s.type} [${s.offset}, ${s.offset + s.size}) is outside the file's ${known.size} bytes`);
+      }
+      sections.set(s.type, s);
+    }
+    return new BinFile(source, name, spec.magic, known.version, sections);
+  }
+
   private static parse(source: ByteSource, name: string, spec: BinFileSpec): BinFile {
     const head = new Uint8Array(Math.min(HEADER_BYTES, source.size));
     source.read(0, head);
@@ -194,6 +231,11 @@ export class BinFile {
     }
     // Bytes after the last section are ignored, as binfileutils and rapidsnark do.
     return new BinFile(source, name, kind, version, sections);
+  }
+
+  /** Bytes of the file (or image) as opened. */
+  get size(): number {
+    return this.source.size;
   }
 
   /** Prefix for messages about one section: "<path>: zkey section 4". */

@@ -3,7 +3,7 @@
 // the MSMs take these bytes as scalars as they are.
 
 import { FormatError, InputError } from '../errors.js';
-import { BinFile, encodeBinFile, writeBinFile, type SectionInput } from './binfile.js';
+import { BinFile, encodeBinFile, writeBinFile, type KnownTable, type SectionInput } from './binfile.js';
 import { curveByName, curveByR, describePrime, type CurveName } from './curves.js';
 import { dataViewOf, firstNotBelow } from './field-check.js';
 import { bigintToLe } from './lem.js';
@@ -20,6 +20,14 @@ export interface WtnsHeader {
   /** The scalar field prime r of the curve the witness is for. */
   readonly prime: bigint;
   readonly nWitness: number;
+}
+
+/** A parsed .wtns, as far as reading its values again needs (WtnsFile.openKnown): its header, where
+ * its values (section 2's data) start, and the file's size when the header was read. */
+export interface WtnsLayout {
+  readonly header: WtnsHeader;
+  readonly valuesOffset: number;
+  readonly totalBytes: number;
 }
 
 function parseHeader(file: BinFile): WtnsHeader {
@@ -64,6 +72,18 @@ export class WtnsFile {
     return WtnsFile.wrap(BinFile.fromBytes(bytes, name, SPEC));
   }
 
+  /** A file parsed before (`layout`, from WtnsFile.layout or wtnsHeaderFromPrefix), opened without
+   * parsing it again: only its size is checked (FormatError when it changed). The values are still
+   * checked against the prime as they are read. */
+  static openKnown(path: string, layout: WtnsLayout): WtnsFile {
+    return new WtnsFile(BinFile.reopen(path, SPEC, knownTable(layout)), layout.header);
+  }
+
+  /** An image parsed before, as openKnown() for a file. */
+  static fromBytesKnown(bytes: Uint8Array, name: string, layout: WtnsLayout): WtnsFile {
+    return new WtnsFile(BinFile.fromBytesKnown(bytes, name, SPEC, knownTable(layout)), layout.header);
+  }
+
   private static wrap(file: BinFile): WtnsFile {
     try {
       return new WtnsFile(file, parseHeader(file));
@@ -71,6 +91,11 @@ export class WtnsFile {
       file.close();
       throw err;
     }
+  }
+
+  /** What openKnown() needs to open this file again without parsing it. */
+  get layout(): WtnsLayout {
+    return { header: this.header, valuesOffset: this.file.section(2).offset, totalBytes: this.file.size };
   }
 
   get witnessBytes(): number {
@@ -95,14 +120,18 @@ export class WtnsFile {
   }
 }
 
+function knownTable(l: WtnsLayout): KnownTable {
+  return { version: 2, size: l.totalBytes, sections: [{ type: 2, offset: l.valuesOffset, size: l.header.nWitness * l.header.n8, index: 1 }] };
+}
+
 /** Bytes of a .wtns prefix that hold its whole header, as circom and snarkjs lay it out: magic,
  * version, 2 sections; section 1 (n8, prime, nWitness) first, then section 2's id and size. */
 export const WTNS_PREFIX_BYTES = 12 + 12 + 4 + N8 + 4 + 12;
 
-/** The header of a .wtns from its first WTNS_PREFIX_BYTES bytes, before the rest has arrived (a
- * streamed upload), and the file's total size; FormatError naming `name` when the prefix is not
- * such a header. */
-export function wtnsHeaderFromPrefix(prefix: Uint8Array, name: string): { header: WtnsHeader; totalBytes: number } {
+/** The layout of a .wtns from its first WTNS_PREFIX_BYTES bytes, before the rest has arrived (a
+ * streamed upload): its header, and the file's total size; FormatError naming `name` when the
+ * prefix is not such a header. */
+export function wtnsHeaderFromPrefix(prefix: Uint8Array, name: string): WtnsLayout {
   const bad = (m: string) => new FormatError(`${name}: ${m}`);
   if (prefix.length < WTNS_PREFIX_BYTES) throw bad(`${prefix.length} bytes is too short for a .wtns file`);
   const v = dataViewOf(prefix);
@@ -122,7 +151,7 @@ export function wtnsHeaderFromPrefix(prefix: Uint8Array, name: string): { header
   if (v.getUint32(o, true) !== 2) throw bad('section 2 (the values) must follow the header');
   const size = v.getBigUint64(o + 4, true);
   if (size !== BigInt(nWitness) * BigInt(n8)) throw bad(`expected ${n8} bytes per value × ${nWitness} values = ${nWitness * n8} bytes of values, the section says ${size}`);
-  return { header: { path: name, curve: info.name, n8, prime, nWitness }, totalBytes: WTNS_PREFIX_BYTES + nWitness * n8 };
+  return { header: { path: name, curve: info.name, n8, prime, nWitness }, valuesOffset: WTNS_PREFIX_BYTES, totalBytes: WTNS_PREFIX_BYTES + nWitness * n8 };
 }
 
 const fieldLabel = (curve: CurveName) => curveByName(curve)?.label ?? curve;

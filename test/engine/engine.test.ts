@@ -181,11 +181,9 @@ describe('engine (CPU core)', () => {
     assert.throws(() => e.evictKey('mult'), /unknown key/);
   });
 
-  it('a witness of another circuit fails its job naming the problem', async () => {
+  it('a witness of another circuit is refused at submit naming the problem', () => {
     const other = bytes(set('bn128', 'multiplier'), 'witness.wtns');
-    const info = await e.await(e.submit({ key: zkey, witnesses: [other] }).id);
-    assert.equal(info.state, 'failed');
-    assert.match(info.error!.message, /witness of another circuit/);
+    assert.throws(() => e.submit({ key: zkey, witnesses: [w1, other] }), (err: Error & { code?: string }) => err.code === 'E_FORMAT' && /witness 1: .*a witness of another circuit/.test(err.message));
   });
 });
 

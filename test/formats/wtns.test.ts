@@ -8,7 +8,7 @@ import { CuzkError } from '../../src/errors.js';
 import { encodeBinFile } from '../../src/formats/binfile.js';
 import { BLS12381, BN128 } from '../../src/formats/curves.js';
 import { bigintToLe, leToBigint } from '../../src/formats/lem.js';
-import { WtnsFile, checkWitnessMatchesKey, encodeWtns, writeWtns, type WtnsHeader } from '../../src/formats/wtns.js';
+import { WTNS_PREFIX_BYTES, WtnsFile, checkWitnessMatchesKey, encodeWtns, writeWtns, wtnsHeaderFromPrefix, type WtnsHeader } from '../../src/formats/wtns.js';
 import type { ZkeyHeader } from '../../src/formats/zkey.js';
 import { useTmpDir } from '../helpers/tmp.js';
 
@@ -132,5 +132,37 @@ describe('wtns', () => {
     throwsCode(() => encodeWtns(BN128.q, [1n]), 'E_INVALID_ARG', 'not a supported scalar field');
     throwsCode(() => encodeWtns(BN128.r, new Uint8Array(33)), 'E_INVALID_ARG', 'multiple of 32');
     throwsCode(() => encodeWtns(BN128.r, new Uint8Array(64).fill(0xff)), 'E_INVALID_ARG', 'value 0 is not below');
+  });
+  it('opens a file again from its known layout without parsing it; a changed size is refused', async () => {
+    const p = file('known.wtns', encodeWtns(BN128.r, VALUES));
+    const first = WtnsFile.open(p);
+    const layout = first.layout;
+    const values = first.readWitness();
+    first.close();
+    assert.deepEqual(layout, wtnsHeaderFromPrefix(fs.readFileSync(p).subarray(0, WTNS_PREFIX_BYTES), p), 'the prefix reader finds the same layout');
+    assert.equal(layout.totalBytes, fs.statSync(p).size);
+    const again = WtnsFile.openKnown(p, layout);
+    try {
+      assert.equal(again.header, layout.header, 'the header given, not a new parse');
+      assert.deepEqual(await again.readWitnessAsync(new Uint8Array(again.witnessBytes)), values);
+    } finally {
+      again.close();
+    }
+    const mem = WtnsFile.fromBytesKnown(new Uint8Array(fs.readFileSync(p)), 'mem.wtns', layout);
+    assert.deepEqual(mem.readWitness(), values);
+    // a file replaced by another witness of another size since its header was read
+    fs.writeFileSync(p, encodeWtns(BN128.r, VALUES.slice(0, 3)));
+    throwsCode(() => WtnsFile.openKnown(p, layout), 'E_FORMAT', p, `it was ${layout.totalBytes} when its header was read`);
+    throwsCode(() => WtnsFile.fromBytesKnown(new Uint8Array(10), 'mem.wtns', layout), 'E_FORMAT', 'mem.wtns', 'changed since');
+    throwsCode(() => WtnsFile.openKnown(p, { ...layout, totalBytes: fs.statSync(p).size }), 'E_INVALID_ARG', 'outside the file');
+    // same size, other values: the values are still checked as they are read
+    const big = new Uint8Array(32 * VALUES.length).fill(0xff);
+    fs.writeFileSync(p, encodeBinFile('wtns', 2, [{ type: 1, bytes: header1(32, BN128.r, VALUES.length) }, { type: 2, bytes: big }]));
+    const swapped = WtnsFile.openKnown(p, layout);
+    try {
+      await assert.rejects(swapped.readWitnessAsync(), (e: CuzkError) => e.code === 'E_FORMAT' && /value 0 is not below/.test(e.message));
+    } finally {
+      swapped.close();
+    }
   });
 });

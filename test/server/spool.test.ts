@@ -54,6 +54,7 @@ describe('WitnessSpool', () => {
       const file = await w.finish();
       assert.equal(file.size, bytes.length);
       assert.equal(file.sha256, sha(bytes));
+      assert.deepEqual([file.layout!.header.nWitness, file.layout!.valuesOffset, file.layout!.totalBytes], [110_001, 76, bytes.length], 'the header read from the first bytes, for the engine');
       const stored = readFileSync(file.path);
       assert.ok(Buffer.from(bytes).equals(stored), 'file bytes differ from the bytes sent');
       assert.equal(statSync(file.path).mode & 0o777, 0o600);

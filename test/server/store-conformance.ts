@@ -3,7 +3,7 @@
 // files (path, size, hash; never bytes) or inputs round-trip, request ids are unique and idempotent,
 // results replace payloads, unfinished() is oldest first (insertion order breaks ties), a job's
 // memory need (kept by PostgreSQL for claims, pg-claims.test.ts) changes nothing read back, purge
-// respects retention, keys persist, everything survives reopening, a query's own error passes as the
+// respects retention, keys persist, the intake's witness layouts (bigints) are left out of rows, everything survives reopening, a query's own error passes as the
 // backend's error, and a bad row is the CuzkError it was.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -42,6 +42,19 @@ function assertJob(actual: StoredJob | undefined, expected: StoredJob): void {
 
 /** Registers the suite's tests in the calling describe(). */
 export function storeConformance(b: StoreBackend): void {
+  it("the intake's witness layouts are not journaled: read back, the files are as before", async () => {
+    const s = await b.open(await b.fresh());
+    try {
+      const header = { path: 'witnesses[0]', curve: 'bn128' as const, n8: 32, prime: 21888242871839275222246405745257275088548364400416034343698204186575808495617n, nWitness: 36 };
+      const withLayouts = FILES.map((f) => ({ ...f, layout: { header, valuesOffset: 76, totalBytes: f.size } }));
+      await s.insert(job('l', { request: { witnessFiles: withLayouts } }));
+      const back = await s.get('l');
+      assert.deepEqual(back!.request!.witnessFiles, FILES);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('insert, dedup by request id, finish, unfinished, purge; durable across reopen', async () => {
     const where = await b.fresh();
     let s = await b.open(where);

@@ -1,11 +1,13 @@
 // Validation of a job request before it reaches the journal or the engine (TGI: validate before the
-// queue), once, into the one type the rest of the daemon uses (ValidJob): the shape, the sizes
-// against the configured limits, normalised fields (deadline 0 = none, priority defaulted), and the
-// paths it names, confined to the configured directories. Errors are E_INVALID_ARG naming the field
-// and the limit (E_NOT_FOUND for a missing file). Witness contents are checked as they are stored
+// queue), once, into the one type the rest of the daemon uses (ValidJob): the fields every job has,
+// by the engine's rules (engine/job-check.ts: deadline 0 = none, priority defaulted, partitions), the
+// sizes against the configured limits, and the paths it names, confined to the configured
+// directories. Errors are E_INVALID_ARG naming the field and the limit (E_NOT_FOUND for a missing
+// file). Witness contents are checked as they are stored
 // (witness-intake.ts: header against the key); the engine checks the values.
 import { InputError } from '../../errors.js';
-import { PRIORITIES, type JobRequest, type Priority } from '../../engine/api.js';
+import type { JobRequest, Priority } from '../../engine/api.js';
+import { checkJobFields, WIRE_NAMES } from '../../engine/job-check.js';
 import type { ServeConfig } from '../startup/config.js';
 import { looksLikeKeyPath } from '../../engine/key-ref.js';
 import { checkConfined } from './file-access.js';
@@ -37,20 +39,21 @@ function strings(v: unknown, field: string, max: number): string[] {
   return v;
 }
 
-function source(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJobBytes'>): WitnessSource {
-  const given = (['witnesses', 'witnessIds', 'witnessFiles', 'inputs'] as const).filter((f) => (req[f]?.length ?? 0) > 0);
-  if (given.length !== 1) throw bad(`exactly one of witnesses, witness_ids, witness_files or inputs is required (got ${given.length ? given.join(', ') : 'none'})`);
-  if (req.witnesses?.length) {
+// a repeated field of the wire is never absent, only empty: empty counts as not given
+const given = <T>(list: readonly T[] | undefined): readonly T[] | undefined => (list?.length ? list : undefined);
+
+function source(req: JobSubmission, kind: 'witnesses' | 'witness_ids' | 'witness_files' | 'inputs', cfg: Pick<ServeConfig, 'maxJobBytes'>): WitnessSource {
+  if (kind === 'witnesses') {
     let bytes = 0;
-    req.witnesses.forEach((w, i) => {
+    req.witnesses!.forEach((w, i) => {
       if (!(w instanceof Uint8Array) || w.length < 12 || WTNS_MAGIC.some((b, j) => w[j] !== b)) throw bad(`witnesses[${i}]: not a .wtns file (${w?.length ?? 0} bytes, no "wtns" magic)`);
       bytes += w.length;
     });
     if (bytes > cfg.maxJobBytes) throw bad(`job is ${bytes} bytes, more than limits.max_job_bytes ${cfg.maxJobBytes}`);
-    return { kind: 'bytes', witnesses: req.witnesses };
+    return { kind: 'bytes', witnesses: req.witnesses! };
   }
-  if (req.witnessIds?.length) return { kind: 'uploads', ids: strings(req.witnessIds, 'witness_ids', 128) };
-  if (req.witnessFiles?.length) return { kind: 'files', paths: strings(req.witnessFiles, 'witness_files', 4096) };
+  if (kind === 'witness_ids') return { kind: 'uploads', ids: strings(req.witnessIds, 'witness_ids', 128) };
+  if (kind === 'witness_files') return { kind: 'files', paths: strings(req.witnessFiles, 'witness_files', 4096) };
   const inputs = req.inputs!;
   if (!req.wasm) throw bad('inputs need wasm: the path of the circuit witness generator on the server');
   inputs.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`inputs[${k}] must be a JSON object`); });
@@ -59,18 +62,17 @@ function source(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJobBytes'>): Witn
   return { kind: 'inputs', inputs, wasm: req.wasm };
 }
 
+/** The engine's rules for every job (engine/job-check.ts), then the wire's own: sizes against the
+ * configured limits, the shape of each witness source, the request id. */
 export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJobBytes' | 'maxPartitions'>): ValidJob {
-  if (typeof req.key !== 'string' || req.key.trim() === '') throw bad('key is required: a key id from LoadKey or a .zkey path on the server');
+  const f = checkJobFields(req, {
+    witnesses: given(req.witnesses), witness_ids: given(req.witnessIds), witness_files: given(req.witnessFiles), inputs: given(req.inputs),
+  }, { maxPartitions: cfg.maxPartitions, names: WIRE_NAMES });
   if (req.key.length > 4096) throw bad(`key is ${req.key.length} characters long (at most 4096)`);
-  const src = source(req, cfg);
-  const partitions = src.kind === 'bytes' ? src.witnesses.length : src.kind === 'uploads' ? src.ids.length : src.kind === 'files' ? src.paths.length : src.inputs.length;
-  if (partitions > cfg.maxPartitions) throw bad(`${partitions} partitions is more than engine.max_partitions ${cfg.maxPartitions}`);
-  if (req.priority !== undefined && !PRIORITIES.includes(req.priority)) throw bad(`priority must be one of ${PRIORITIES.join(', ')}`);
   if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0 || req.requestId.length > 256)) throw bad('request_id must be 1..256 characters');
-  if (req.deadlineMs !== undefined && (!Number.isSafeInteger(req.deadlineMs) || req.deadlineMs < 0)) throw bad('deadline_ms must be a non-negative integer');
-  const job: ValidJob = { key: req.key, source: src, partitions, priority: req.priority ?? 'normal' };
+  const job: ValidJob = { key: f.key, source: source(req, f.source, cfg), partitions: f.partitions, priority: f.priority };
   if (req.requestId !== undefined) job.requestId = req.requestId;
-  if (req.deadlineMs) job.deadlineMs = req.deadlineMs;
+  if (f.deadlineMs !== undefined) job.deadlineMs = f.deadlineMs;
   return job;
 }
 

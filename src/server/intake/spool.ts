@@ -7,31 +7,33 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import path from 'node:path';
+import type { KeyShape as EngineKeyShape } from '../../engine/api.js';
 import { startModuleWorker } from '../../engine/module-worker.js';
 import { CuzkError, InputError, ResourceError } from '../../errors.js';
-import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix, type WtnsHeader } from '../../formats/wtns.js';
+import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix, type WtnsHeader, type WtnsLayout } from '../../formats/wtns.js';
 import type { Logger } from '../../log.js';
 import type { SpoolOp, SpoolReply } from './spool-worker.js';
 
-/** What a witness must match: the key's scalar field and wire count (KeyInfo and the zkey header). */
-export interface KeyShape {
+/** What a witness must match (the engine's KeyShape: the key's scalar field and wire count, from
+ * KeyInfo or the zkey header), and the name the job keeps for the key. */
+export interface KeyShape extends EngineKeyShape {
   id: string;
-  curve: 'bn128' | 'bls12381';
-  r: bigint;
-  nVars: number;
 }
 
-/** A witness file the journal and the engine refer to. `owned`: in the spool, removed with its job. */
+/** A witness file the journal and the engine refer to. `owned`: in the spool, removed with its job.
+ * `layout`: its header as the intake read it, for the engine's check (KnownParts), so the file is not
+ * parsed again; never journaled (job-row.ts), so a job read back from the journal has none. */
 export interface SpooledWitness {
   path: string;
   size: number;
   sha256: string;
   owned: boolean;
+  layout?: WtnsLayout;
 }
 
 interface Upload extends SpooledWitness {
   id: string;
-  header: WtnsHeader;
+  layout: WtnsLayout;
   timer: NodeJS.Timeout;
 }
 
@@ -125,7 +127,7 @@ export class SpoolWriter {
   #thread = -1;
   #written = 0;
   #total = -1;
-  #header: WtnsHeader | undefined;
+  #layout: WtnsLayout | undefined;
   readonly #inFlight: { bytes: number; reply: Promise<SpoolReply> }[] = [];
   /** Chunks not moved as they are are copied here, then the batch is moved to the thread when full. */
   #batch: Uint8Array | undefined;
@@ -149,12 +151,12 @@ export class SpoolWriter {
   }
 
   get header(): WtnsHeader | undefined {
-    return this.#header;
+    return this.#layout?.header;
   }
 
   async write(chunk: Uint8Array): Promise<void> {
     if (chunk.length === 0) return;
-    if (this.#header === undefined) {
+    if (this.#layout === undefined) {
       this.#prefix.push(chunk);
       this.#prefixBytes += chunk.length;
       if (this.#prefixBytes < WTNS_PREFIX_BYTES && this.#prefixBytes < this.announced) return;
@@ -171,11 +173,11 @@ export class SpoolWriter {
   }
 
   #check(head: Uint8Array): void {
-    const { header, totalBytes } = wtnsHeaderFromPrefix(head, this.name);
-    checkWitnessMatchesKey(header, this.key, this.name);
-    if (totalBytes !== this.announced) throw new InputError('E_INVALID_ARG', `${this.name}: the .wtns header makes the file ${totalBytes} bytes, but ${this.announced} were announced`);
-    this.#header = header;
-    this.#total = totalBytes;
+    const layout = wtnsHeaderFromPrefix(head, this.name);
+    checkWitnessMatchesKey(layout.header, this.key, this.name);
+    if (layout.totalBytes !== this.announced) throw new InputError('E_INVALID_ARG', `${this.name}: the .wtns header makes the file ${layout.totalBytes} bytes, but ${this.announced} were announced`);
+    this.#layout = layout;
+    this.#total = layout.totalBytes;
   }
 
   async #expect(reply: Promise<SpoolReply>): Promise<SpoolReply> {
@@ -229,13 +231,13 @@ export class SpoolWriter {
 
   /** fsyncs and names the file; the witness is stored once this resolves. */
   async finish(): Promise<SpooledWitness> {
-    if (this.#header === undefined) this.#check(Buffer.concat(this.#prefix)); // fails: too short
+    if (this.#layout === undefined) this.#check(Buffer.concat(this.#prefix)); // fails: too short
     if (this.#written !== this.#total) throw new InputError('E_INVALID_ARG', `${this.name}: ended after ${this.#written} of ${this.#total} bytes`);
     await this.#flush();
     while (this.#inFlight.length > 0) await this.#settleOne();
     const r = await this.#expect(this.threads.send(this.#thread, { op: 'finish', id: this.id, final: this.#final }));
     this.#thread = -1;
-    return { path: this.#final, size: this.#total, sha256: r.sha256!, owned: true };
+    return { path: this.#final, size: this.#total, sha256: r.sha256!, owned: true, layout: this.#layout! };
   }
 
   /** Removes whatever was written (a refused or broken upload keeps nothing). */
@@ -298,7 +300,7 @@ export class WitnessSpool {
       void rm(file.path, { force: true });
       this.log.info({ witnessId: w.id }, 'uploaded witness removed: no job named it within limits.upload_ttl_s');
     }, this.uploadTtlMs).unref();
-    this.#uploads.set(w.id, { ...file, id: w.id, header: w.header!, timer });
+    this.#uploads.set(w.id, { ...file, id: w.id, layout: file.layout!, timer });
     return w.id;
   }
 
@@ -308,14 +310,14 @@ export class WitnessSpool {
     const ups = ids.map((id, i) => {
       const u = this.#uploads.get(id);
       if (!u) throw new InputError('E_NOT_FOUND', `witness_ids[${i}]: no uploaded witness ${id} (never uploaded, already used by a job, or older than limits.upload_ttl_s)`);
-      checkWitnessMatchesKey(u.header, key, `witness_ids[${i}] (${id})`);
+      checkWitnessMatchesKey(u.layout.header, key, `witness_ids[${i}] (${id})`);
       return u;
     });
     if (new Set(ids).size !== ids.length) throw new InputError('E_INVALID_ARG', 'witness_ids: an uploaded witness can be used once per job');
     return ups.map((u) => {
       clearTimeout(u.timer);
       this.#uploads.delete(u.id);
-      return { path: u.path, size: u.size, sha256: u.sha256, owned: true };
+      return { path: u.path, size: u.size, sha256: u.sha256, owned: true, layout: u.layout };
     });
   }
 

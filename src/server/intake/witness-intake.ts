@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
-import type { ProvingEngine } from '../../engine/api.js';
+import type { KeyInfo, KnownParts, ProvingEngine } from '../../engine/api.js';
 import { curveByName } from '../../formats/curves.js';
 import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix } from '../../formats/wtns.js';
 import { ZkeyFile } from '../../formats/zkey.js';
@@ -24,7 +24,28 @@ export class WitnessIntake {
 
   /** What the witnesses of a job naming `key` must match: a loaded key's, or a .zkey's header. */
   async keyShape(key: string): Promise<KeyShape & KeySize> {
-    const loaded = this.engine.listKeys().find((k) => k.id === key || k.path === key);
+    return this.#shape(key, this.#loaded(key));
+  }
+
+  /**
+   * A job's or an upload's key, resolved once: a loaded key's id as it is; else a .zkey path confined
+   * to files.key_dirs (as confineKey does), then a key loaded from that real path, or the file's
+   * header. Pass the result on to files() and, through knownParts(), to engine.check(), so that
+   * nothing resolves or reads the key again.
+   */
+  async resolveKey(name: string): Promise<ResolvedKey> {
+    const keys = this.engine.listKeys();
+    const byId = keys.find((k) => k.id === name);
+    if (byId) return { ...(await this.#shape(name, byId)), name };
+    const real = await confineKey(name, this.cfg, () => false);
+    return { ...(await this.#shape(real, keys.find((k) => k.id === real || k.path === real))), name: real };
+  }
+
+  #loaded(key: string): KeyInfo | undefined {
+    return this.engine.listKeys().find((k) => k.id === key || k.path === key);
+  }
+
+  async #shape(key: string, loaded: KeyInfo | undefined): Promise<KeyShape & KeySize> {
     if (loaded) return { id: loaded.id, curve: loaded.curve, r: curveByName(loaded.curve)!.r, nVars: loaded.nVars, domainSize: loaded.domainSize, bytes: loaded.bytes };
     if (!looksLikeKeyPath(key)) throw new InputError('E_NOT_FOUND', `unknown key "${key}": load it first (LoadKey) or pass the path of a .zkey file`);
     const st = await stat(key).catch(() => {
@@ -65,13 +86,13 @@ export class WitnessIntake {
       try {
         const prefix = new Uint8Array(Math.min(WTNS_PREFIX_BYTES, f.size));
         await f.handle.read(prefix, 0, prefix.length, 0);
-        const { header, totalBytes } = wtnsHeaderFromPrefix(prefix, name);
-        checkWitnessMatchesKey(header, key, name);
-        if (totalBytes !== f.size) throw new InputError('E_INVALID_ARG', `${name}: the .wtns header makes the file ${totalBytes} bytes, but it has ${f.size}`);
+        const layout = wtnsHeaderFromPrefix(prefix, name);
+        checkWitnessMatchesKey(layout.header, key, name);
+        if (layout.totalBytes !== f.size) throw new InputError('E_INVALID_ARG', `${name}: the .wtns header makes the file ${layout.totalBytes} bytes, but it has ${f.size}`);
         const st = await f.handle.stat();
         total += f.size;
         // identifies the content for request ids without reading it: path, size and modification time
-        out.push({ path: f.path, size: f.size, sha256: `file:${st.mtimeMs}`, owned: false });
+        out.push({ path: f.path, size: f.size, sha256: `file:${st.mtimeMs}`, owned: false, layout });
       } finally {
         await f.handle.close();
       }
@@ -98,7 +119,7 @@ export class WitnessIntake {
     if (!keyName) throw new InputError('E_INVALID_ARG', `${where}: the key is required (the first chunk's key, or ?key=)`);
     if (!Number.isSafeInteger(size) || size <= 0) throw new InputError('E_INVALID_ARG', `${where}: the witness size is required (the first chunk's size, or Content-Length)`);
     if (size > this.cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `${where}: ${size} bytes is more than limits.max_job_bytes ${this.cfg.maxJobBytes}`);
-    const key = await this.keyShape(await confineKey(keyName, this.cfg, (k) => this.engine.listKeys().some((x) => x.id === k)));
+    const key = await this.resolveKey(keyName);
     const w = this.spool.writer(key, size, where, ownsChunks);
     return {
       write: (c) => w.write(c),
@@ -110,6 +131,20 @@ export class WitnessIntake {
     };
   }
 }
+
+/** What the intake has read of a job's witnesses and key, for engine.check() (or submit): the
+ * engine then opens no witness file to check the job, and parses none when its proofs start. A file
+ * without a layout (a job read back from the journal, whose rows keep none) is checked from the file. */
+export function knownParts(files: readonly SpooledWitness[] | undefined, key?: KeyShape): KnownParts {
+  const known: KnownParts = {};
+  if (key) known.key = key;
+  if (files?.some((f) => f.layout)) known.witnesses = files.map((f) => f.layout);
+  return known;
+}
+
+/** A key as resolveKey() found it: its shape and size, and `name`, what the job keeps (and
+ * journals) for it: the key id as given, else the key file's confined real path (confineJobPaths'). */
+export type ResolvedKey = KeyShape & KeySize & { name: string };
 
 /** What a key costs a daemon, for a job's MemoryNeed (job-need.ts). */
 export interface KeySize {

@@ -40,7 +40,8 @@ export function jobToRow(job: StoredJob): InsertRow {
     deadline_ms: job.deadlineMs ?? null,
     wasm: req?.wasm ?? null,
     inputs: req?.inputs ? JSON.stringify(req.inputs) : null,
-    witness_files: req?.witnessFiles ? JSON.stringify(req.witnessFiles) : null,
+    // the intake's layouts are the engine's, not the journal's: a replayed job is checked from its files
+    witness_files: req?.witnessFiles ? JSON.stringify(req.witnessFiles.map(({ path, size, sha256, owned }) => ({ path, size, sha256, owned }))) : null,
   };
 }
 
