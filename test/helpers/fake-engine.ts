@@ -2,7 +2,7 @@
 // runner's state can be driven step by step without a prover (TGI's scheduler tests). It refuses
 // submits past `maxQueue` (E_OVERLOADED) and requests it is told to refuse (`refuse`), as the engine does.
 import { CuzkError, ResourceError } from '../../src/errors.js';
-import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type JobState, type KeyInfo, type ProvingEngine } from '../../src/engine/api.js';
+import { TERMINAL_STATES, type CheckedJob, type JobEvent, type JobInfo, type JobRequest, type JobState, type KeyInfo, type KnownParts, type ProvingEngine } from '../../src/engine/api.js';
 
 interface FakeJob {
   info: JobInfo;
@@ -15,11 +15,18 @@ interface FakeJob {
 export class FakeEngine implements ProvingEngine {
   readonly jobs = new Map<string, FakeJob>();
   readonly submitted: JobRequest[] = [];
+  /** What each submit was told of its key and witnesses (KnownParts), in order. */
+  readonly known: (KnownParts | undefined)[] = [];
   maxQueue = Infinity;
   refuse: CuzkError | undefined;
   keys: KeyInfo[] = [];
 
-  submit(req: JobRequest): JobInfo {
+  /** No check: the runners' requests as they made them, frozen. */
+  check(req: JobRequest): CheckedJob {
+    return Object.freeze({ ...req, priority: req.priority ?? 'normal', partitions: (req.witnessFiles ?? req.witnesses ?? req.inputs ?? []).length });
+  }
+
+  submit(req: JobRequest, known?: KnownParts): JobInfo {
     if (this.refuse) throw this.refuse;
     const open = [...this.jobs.values()].filter((j) => !TERMINAL_STATES.includes(j.info.state as never)).length;
     if (open >= this.maxQueue) throw new ResourceError('E_OVERLOADED', 'queue full', { retryable: true });
@@ -28,6 +35,7 @@ export class FakeEngine implements ProvingEngine {
     const info: JobInfo = { id: req.id!, key: req.key, priority: req.priority ?? 'normal', state: 'queued', partitions: (req.witnessFiles ?? req.witnesses ?? req.inputs ?? []).length, submittedAt: Date.now(), timings: {} };
     this.jobs.set(info.id, { info, request: req, settle, settled, listeners: new Set() });
     this.submitted.push(req);
+    this.known.push(known);
     return { ...info };
   }
 

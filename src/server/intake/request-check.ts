@@ -89,18 +89,6 @@ export async function confineWasm(wasm: string, cfg: Pick<ServeConfig, 'inputDir
   return (await checkConfined(wasm, cfg.inputDirs, 'wasm')).path;
 }
 
-/**
- * The job with its key (when a path, not a loaded key id) and wasm replaced by their real paths,
- * each checked to be a regular file inside files.key_dirs / files.input_dirs; the engine then opens
- * exactly what was checked. Witness files are confined where they are opened (witness-intake.ts).
- */
-export async function confineJobPaths(job: ValidJob, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<ValidJob> {
-  const out = { ...job };
-  out.key = await confineKey(job.key, cfg, isKeyId);
-  if (job.source.kind === 'inputs') out.source = { ...job.source, wasm: await confineWasm(job.source.wasm, cfg) };
-  return out;
-}
-
 /** A journaled job's key and wasm, confined again (their real paths replace them): the directories,
  * and the files in them, may have changed since it was accepted. */
 export async function confineStored(s: { key: string; request?: { wasm?: string } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {

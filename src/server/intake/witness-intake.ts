@@ -143,7 +143,7 @@ export function knownParts(files: readonly SpooledWitness[] | undefined, key?: K
 }
 
 /** A key as resolveKey() found it: its shape and size, and `name`, what the job keeps (and
- * journals) for it: the key id as given, else the key file's confined real path (confineJobPaths'). */
+ * journals) for it: the key id as given, else the key file's confined real path. */
 export type ResolvedKey = KeyShape & KeySize & { name: string };
 
 /** What a key costs a daemon, for a job's MemoryNeed (job-need.ts). */

@@ -3,7 +3,7 @@
 // files) kept beside them, and each result handed to the runner to journal (`journal`) as the engine
 // reports it; the spool files go once it is journaled. A job the engine gives back cancelled while
 // the daemon stops (not a user's cancel) stays queued in the journal.
-import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type ProvingEngine } from '../../engine/api.js';
+import { TERMINAL_STATES, type JobEvent, type JobInfo, type JobRequest, type KnownParts, type ProvingEngine } from '../../engine/api.js';
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { WitnessSpool, SpooledWitness } from '../intake/spool.js';
@@ -52,9 +52,10 @@ export class EngineJobs {
     return this.#accepting;
   }
 
-  /** Hands a journaled job to the engine (throws what engine.submit throws: nothing is kept then). */
-  start(s: StoredJob): JobInfo {
-    const job = this.engine.submit(engineRequest(s));
+  /** Hands a journaled job to the engine (throws what engine.submit throws: nothing is kept then);
+   * `known`: what the intake already read of its key and witnesses, so the engine reads it not again. */
+  start(s: StoredJob, known?: KnownParts): JobInfo {
+    const job = this.engine.submit(engineRequest(s), known);
     this.#meta.set(s.id, { submittedAt: s.submittedAt, requestId: s.requestId, files: s.request?.witnessFiles });
     const p = this.engine.await(s.id).then((info) => this.#record(info)).catch((err: unknown) => this.log.error({ jobId: s.id, err: errorMessage(err) }, 'journaling the result failed'));
     this.track(p);

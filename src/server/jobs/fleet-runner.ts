@@ -13,7 +13,7 @@ import { jobNeed } from '../fleet/job-need.js';
 import { fetchWitnesses, spooledElsewhere } from '../fleet/witness-fetch.js';
 import { confineStored } from '../intake/request-check.js';
 import type { KeyShape, SpooledWitness } from '../intake/spool.js';
-import type { KeySize, WitnessIntake } from '../intake/witness-intake.js';
+import { knownParts, type KeySize, type WitnessIntake } from '../intake/witness-intake.js';
 import { storedInfo, type JobStore, type StoredJob } from '../journal/job-store.js';
 import { EngineJobs, isTerminal } from './engine-jobs.js';
 import type { JobRunner, RecoverCounts } from './job-runner.js';
@@ -154,10 +154,11 @@ export class FleetRunner implements JobRunner, ClaimRunner {
   }
 
   async #fetchThenRun(s: StoredJob): Promise<void> {
-    let files;
+    let files, key;
     try {
+      key = await this.intake.keyShape(s.key);
       files = await fetchWitnesses(s, {
-        spool: this.intake.spool, key: await this.intake.keyShape(s.key), token: this.cfg.token, tls: this.cfg.tlsCert !== '',
+        spool: this.intake.spool, key, token: this.cfg.token, tls: this.cfg.tlsCert !== '',
         waitMs: this.cfg.witnessWaitMs, addressOf: (id) => this.fleet.addressOf(id), log: this.log,
       });
     } catch (err) {
@@ -170,7 +171,7 @@ export class FleetRunner implements JobRunner, ClaimRunner {
       return;
     }
     try {
-      this.live.start(s);
+      this.live.start(s, knownParts(files, key));
     } catch (err) {
       await this.intake.spool.release(files);
       this.log.warn({ jobId: s.id, err: toCuzkError(err).message }, 'claimed job refused by the engine: given back to the queue');

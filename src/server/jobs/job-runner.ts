@@ -25,7 +25,7 @@ export interface JobRunner {
   prepare(stored: StoredJob, key: KeyShape & KeySize): Promise<void>;
   /** A job just journaled (not a duplicate): started here, or announced to the fleet. Its spool
    * files are the runner's from then on; a throw means nothing was kept (the job is not in the journal). */
-  accept(stored: StoredJob, files: SpooledWitness[] | undefined): Promise<JobInfo>;
+  accept(stored: StoredJob, files: SpooledWitness[] | undefined, key: KeyShape): Promise<JobInfo>;
   /** A job this engine does not hold, from the journal; in a fleet, waited for up to `waitMs` while it runs elsewhere. */
   stored(id: string, waitMs: number): Promise<JobInfo>;
   /** After a job's first state from the journal: its later states while it runs elsewhere (none locally). */

@@ -9,7 +9,7 @@ import { InputError, ResourceError } from '../../errors.js';
 import type { JobEvent, JobInfo } from '../../engine/api.js';
 import type { FleetMember } from '../fleet/fleet-member.js';
 import type { ServeConfig } from '../startup/config.js';
-import { checkJobRequest, confineJobPaths, type JobSubmission } from '../intake/request-check.js';
+import { checkJobRequest, confineWasm, type JobSubmission } from '../intake/request-check.js';
 import { jobFingerprint, type WitnessIntake } from '../intake/witness-intake.js';
 import type { JobStore, StoredJob } from '../journal/job-store.js';
 import type { JobRunner, RecoverCounts } from './job-runner.js';
@@ -31,10 +31,12 @@ export class JobService {
   }
 
   async submit(req: JobSubmission): Promise<{ job: JobInfo; deduplicated: boolean }> {
-    if (!this.accepting) throw new ResourceError('E_OVERLOADED', 'the daemon is shutting down: not accepting jobs', { retryable: true, details: { draining: true } });
-    const live = this.runner.live;
-    const v = await confineJobPaths(checkJobRequest(req, this.cfg), this.cfg, (k) => live.engine.listKeys().some((x) => x.id === k));
-    const key = await this.intake.keyShape(v.key);
+    if (!this.accepting) throw new ResourceError('E_OVERLOADED', 'the daemon is shutting down: not accepting jobs', { details: { draining: true } });
+    const v = checkJobRequest(req, this.cfg);
+    // the key confined and its shape read once (a loaded key's id as given, else the file's real path)
+    const key = await this.intake.resolveKey(v.key);
+    v.key = key.name;
+    if (v.source.kind === 'inputs') v.source = { ...v.source, wasm: await confineWasm(v.source.wasm, this.cfg) };
     const files = await this.intake.files(v, key);
     let kept = false;
     try {
@@ -50,7 +52,7 @@ export class JobService {
         if (ins.existing.fingerprint !== fingerprint) throw new InputError('E_INVALID_ARG', `request_id ${ins.existing.requestId} was already used for job ${ins.existing.id} with other content`);
         return { job: await this.get(ins.existing.id), deduplicated: true };
       }
-      const job = await this.runner.accept(stored, files);
+      const job = await this.runner.accept(stored, files, key);
       kept = true;
       return { job, deduplicated: false };
     } finally {

@@ -9,7 +9,8 @@ import type { JobEvent, JobInfo } from '../../engine/api.js';
 import type { Logger } from '../../log.js';
 import type { ServeConfig } from '../startup/config.js';
 import { confineStored } from '../intake/request-check.js';
-import type { SpooledWitness, WitnessSpool } from '../intake/spool.js';
+import type { KeyShape, SpooledWitness, WitnessSpool } from '../intake/spool.js';
+import { knownParts } from '../intake/witness-intake.js';
 import { storedInfo, type JobStore, type StoredJob } from '../journal/job-store.js';
 import { EngineJobs } from './engine-jobs.js';
 import type { JobRunner, RecoverCounts } from './job-runner.js';
@@ -32,10 +33,10 @@ export class LocalRunner implements JobRunner {
 
   async prepare(): Promise<void> {}
 
-  async accept(stored: StoredJob, files: SpooledWitness[] | undefined): Promise<JobInfo> {
+  async accept(stored: StoredJob, files: SpooledWitness[] | undefined, key?: KeyShape): Promise<JobInfo> {
     let job: JobInfo;
     try {
-      job = this.live.start(stored);
+      job = this.live.start(stored, knownParts(files, key));
     } catch (err) {
       await this.store.remove(stored.id).catch((e: unknown) => this.log.error({ jobId: stored.id, err: toCuzkError(e).message }, 'a refused job stays in the journal: it runs after a restart'));
       throw err;

@@ -45,7 +45,11 @@ describe('LocalRunner', () => {
   it('runs an accepted job in the engine, journals its result, then releases its spool files', async () => {
     const s = job({ requestId: 'r1' });
     await store.insert(s);
-    const info = await runner.accept(s, s.request!.witnessFiles);
+    const layout = { header: {} as never, valuesOffset: 44, totalBytes: 1 };
+    const files = s.request!.witnessFiles!.map((f) => ({ ...f, layout }));
+    const key = { id: 'k', curve: 'bn128', r: 7n, nVars: 4 } as const;
+    const info = await runner.accept(s, files, key);
+    assert.deepEqual(engine.known[0], { key, witnesses: [layout] }, 'what the intake read of the key and witnesses reaches the engine');
     assert.equal(info.state, 'queued');
     assert.equal(info.requestId, 'r1', 'the journal\'s request id, which the engine never sees');
     assert.equal(engine.submitted[0]!.requestId, undefined);
