@@ -61,7 +61,7 @@ export async function keyRef(client: Pick<CuzkClient, 'loadKey'>, key: string, f
 /** A failed, cancelled or expired job as the error it carries. */
 function throwIfNotCompleted(job: JobInfo): void {
   if (job.state === 'completed') return;
-  if (job.state === 'queued' || job.state === 'running') throw new CuzkError('E_TIMEOUT', `job ${job.id} is still ${job.state}: run \`cuzk await ${job.id}\` later`, { retryable: true });
+  if (job.state === 'queued' || job.state === 'running') throw new CuzkError('E_TIMEOUT', `job ${job.id} is still ${job.state}: run \`cuzk await ${job.id}\` later`);
   const code = (job.error?.code ?? (job.state === 'cancelled' ? 'E_CANCELLED' : 'E_TIMEOUT')) as ErrorCode;
   throw errorForCode(code, `job ${job.id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`);
 }

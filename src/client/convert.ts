@@ -125,10 +125,10 @@ export function errorFromRpc(err: unknown, address: string): CuzkError {
     return errorForCode('E_UNAUTHORIZED', `TLS with the cuzk daemon at ${address} failed (${/SSL routines:[^:]*:([^:]+)/.exec(ce.rawMessage)?.[1] ?? ce.rawMessage}): check --tls-ca, and --tls-cert/--tls-key where the daemon wants client certificates`, { cause: err });
   }
   if (/stream closed with error code|socket hang up|ECONNRESET/.test(ce.rawMessage)) {
-    return errorForCode('E_UNAVAILABLE', `the cuzk daemon at ${address} closed the connection (${ce.rawMessage}): a TLS daemon needs --tls-ca (an https:// address)`, { cause: err, retryable: true });
+    return errorForCode('E_UNAVAILABLE', `the cuzk daemon at ${address} closed the connection (${ce.rawMessage}): a TLS daemon needs --tls-ca (an https:// address)`, { cause: err });
   }
   if (ce.code === Code.Unavailable || /\b(ECONNREFUSED|ENOENT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|ENOTFOUND)\b/.test(ce.rawMessage)) {
-    return errorForCode('E_UNAVAILABLE', `cannot reach the cuzk daemon at ${address} (${ce.rawMessage}): is \`cuzk serve\` running there?`, { cause: err, retryable: true });
+    return errorForCode('E_UNAVAILABLE', `cannot reach the cuzk daemon at ${address} (${ce.rawMessage}): is \`cuzk serve\` running there?`, { cause: err });
   }
   if (ce.code === Code.ResourceExhausted && /message size|max ?bytes/i.test(ce.rawMessage)) {
     return errorForCode('E_INVALID_ARG', `message too large: ${ce.rawMessage}`, { cause: err });

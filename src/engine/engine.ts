@@ -5,7 +5,7 @@
 // queues.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { CuzkError, InputError, ResourceError } from '../errors.js';
+import { CuzkError, InputError, ResourceError, toCuzkError } from '../errors.js';
 import { WtnsFile } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 import {
@@ -79,7 +79,7 @@ export class Engine implements ProvingEngine {
 
   submit(req: JobRequest): JobInfo {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
-    if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance', { retryable: true });
+    if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance');
     const partitions = this.#validate(req);
     // hashing the witnesses costs a pass over them: only a request id needs it
     const digest = req.requestId === undefined ? undefined : requestDigest(req);
@@ -329,7 +329,7 @@ export class Engine implements ProvingEngine {
       job.proofs = settled.map((s) => (s as PromiseFulfilledResult<NonNullable<Job['proofs']>[number]>).value);
       this.#end(job, 'completed');
     } catch (e) {
-      const err = e instanceof CuzkError ? e : new CuzkError('E_INTERNAL', (e as Error)?.message ?? String(e));
+      const err = toCuzkError(e);
       if (job.stopAs) this.#end(job, job.stopAs);
       else this.#end(job, 'failed', { code: err.code, message: err.message });
     } finally {

@@ -3,7 +3,7 @@
 // close the listener, close the engine, journal what finished; unfinished jobs stay queued).
 import { existsSync, lstatSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 import type { ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './transport/auth.js';
@@ -102,7 +102,7 @@ export class Daemon {
       const n = await this.deps.store.purge(before);
       if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
     } catch (err) {
-      this.deps.log.error({ err: (err as Error).message }, 'purging old results failed: retried at the next interval');
+      this.deps.log.error({ err: errorMessage(err) }, 'purging old results failed: retried at the next interval');
     }
   }
 

@@ -5,7 +5,7 @@
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import type { DescMessage, JsonObject } from '@bufbuild/protobuf';
-import { CuzkError, type ErrorCode } from '../../errors.js';
+import { CuzkError, type ErrorCode, toCuzkError } from '../../errors.js';
 import { ErrorDetailSchema } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 
 export const STATUS_MAP: Record<ErrorCode, { grpc: Code; http: number }> = {
@@ -34,7 +34,7 @@ function jsonSafe(v: unknown): JsonObject | undefined {
 /** A CuzkError (or anything thrown) as a ConnectError carrying an ErrorDetail with the E_ code. */
 export function toConnectError(err: unknown, jobId?: string): ConnectError {
   if (err instanceof ConnectError) return err;
-  const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String((err as Error)?.message ?? err));
+  const e = toCuzkError(err);
   const detail = create(ErrorDetailSchema, { code: e.code, message: e.message, jobId: jobId ?? '', details: jsonSafe(e.details) });
   return new ConnectError(`${e.code}: ${e.message}`, STATUS_MAP[e.code].grpc, { 'cuzk-error-code': e.code }, [{ desc: ErrorDetailSchema, value: detail }]);
 }

@@ -5,7 +5,7 @@
 // Only a spooled file (owned, in this daemon's spool dir) of a job that has not ended is served.
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { CuzkError, InputError } from '../../errors.js';
+import { CuzkError, InputError, toCuzkError } from '../../errors.js';
 import { openConfined } from '../intake/file-access.js';
 import type { RouteContext } from './routes.js';
 import { STATUS_MAP } from './status-map.js';
@@ -43,6 +43,6 @@ export async function serveSpooledWitness(c: RouteContext, req: Req, res: Res): 
     stream.pipe(res as NodeJS.WritableStream);
     c.log.info({ jobId: id, witness: Number(n), bytes: f.size }, 'spooled witness served to the claiming daemon');
   } catch (err) {
-    refuse(res, err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err)));
+    refuse(res, toCuzkError(err));
   }
 }
