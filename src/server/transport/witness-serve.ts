@@ -5,19 +5,13 @@
 // Only a spooled file (owned, in this daemon's spool dir) of a job that has not ended is served.
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { CuzkError, InputError, toCuzkError } from '../../errors.js';
+import { CuzkError, InputError } from '../../errors.js';
 import { openConfined } from '../intake/file-access.js';
 import type { RouteContext } from './routes.js';
-import { STATUS_MAP } from './status-map.js';
+import { sendError } from './status-map.js';
 import type { Req, Res } from './upload-http.js';
 
 export const FLEET_WITNESS_PREFIX = '/v1/fleet/witnesses/';
-
-function refuse(res: Res, err: CuzkError): void {
-  const text = JSON.stringify({ error: { code: err.code, message: err.message } });
-  res.writeHead(STATUS_MAP[err.code].http, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 export async function serveSpooledWitness(c: RouteContext, req: Req, res: Res): Promise<void> {
   try {
@@ -43,6 +37,6 @@ export async function serveSpooledWitness(c: RouteContext, req: Req, res: Res): 
     stream.pipe(res as NodeJS.WritableStream);
     c.log.info({ jobId: id, witness: Number(n), bytes: f.size }, 'spooled witness served to the claiming daemon');
   } catch (err) {
-    refuse(res, toCuzkError(err));
+    sendError(res, err);
   }
 }
