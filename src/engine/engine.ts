@@ -2,15 +2,18 @@
 // device lanes, witness workers, spans and metrics, and runs each accepted job through
 // pipeline.ts. Per device lane, its phase-2 slots plus one more job are in the pipeline at once, so
 // the next job's CPU phase overlaps the current job's device phase; the rest wait in the priority
-// queues.
+// queues. A lane whose proof failed with E_DEVICE_LOST is unhealthy for good (gpu-worker.ts): the
+// failed proof, and those waiting for that lane, run again on another healthy lane (another GPU, or
+// the CPU core), a proof that failed so at most once; with no healthy lane left, jobs fail with
+// E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { CuzkError, InputError, ResourceError, toCuzkError } from '../errors.js';
+import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '../errors.js';
 import { WtnsFile } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 import {
   PRIORITIES, TRACE_MAX_SECONDS, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
-  type ProvingEngine,
+  type ProofOutput, type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
 import type { DeviceLane } from './gpu-worker.js';
@@ -19,6 +22,7 @@ import { looksLikeKeyPath } from './key-ref.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
+import type { ProvingKey } from './proving-key.js';
 import { proofBufferBytes, provePartition, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
@@ -59,11 +63,30 @@ export class Engine implements ProvingEngine {
     this.#scheduler = new Scheduler(parts.config.maxQueue);
     this.#metrics = parts.metrics(() => this.status());
     parts.spans.onSpan((s) => this.#metrics.span(s));
+    for (const lane of new Set([...parts.lanes, parts.cpuLane])) lane.onUnhealthy = (l) => this.#laneLost(l);
   }
 
-  /** Jobs in the pipeline at once: per lane, its phase-2 slots plus one in phase 1. */
+  /** Jobs in the pipeline at once: per healthy lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    return this.#p.lanes.reduce((n, l) => n + l.slots + 1, 0);
+    return this.#serving().reduce((n, l) => n + l.slots + 1, 0);
+  }
+
+  /** The lanes that take work: the healthy ones, or the CPU core once no GPU lane is healthy. */
+  #serving(): DeviceLane[] {
+    const healthy = this.#p.lanes.filter((l) => l.healthy);
+    if (healthy.length > 0) return healthy;
+    return this.#p.cpuLane.healthy ? [this.#p.cpuLane] : [];
+  }
+
+  #lostLanes(): string {
+    return [...new Set([...this.#p.lanes, this.#p.cpuLane])].filter((l) => !l.healthy).map((l) => `${l.id}: ${l.unhealthyReason}`).join('; ');
+  }
+
+  #laneLost(lane: DeviceLane): void {
+    const serving = this.#serving();
+    this.#p.log.error({ device: lane.id, reason: lane.unhealthyReason, serving: serving.map((l) => l.id) },
+      `device lane ${lane.id} marked unhealthy: it gets no more work; ${serving.length > 0 ? `its proofs move to ${serving.map((l) => l.id).join(', ')}` : 'no healthy lane is left, jobs fail with E_DEVICE_LOST'}`);
+    queueMicrotask(() => this.#dispatch());
   }
 
   /** The pinned pool (the bench marks its warm-up) and spans (for traces). */
@@ -80,6 +103,7 @@ export class Engine implements ProvingEngine {
   submit(req: JobRequest): JobInfo {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
     if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance');
+    if (this.#serving().length === 0) throw new DeviceError('E_NO_DEVICE', `no healthy device lane is left (${this.#lostLanes()}): this engine runs no more proofs; restart it, or send jobs to another instance`);
     const partitions = this.#validate(req);
     // hashing the witnesses costs a pass over them: only a request id needs it
     const digest = req.requestId === undefined ? undefined : requestDigest(req);
@@ -150,7 +174,7 @@ export class Engine implements ProvingEngine {
     try {
       await this.#p.keys.load(e);
       for (const lane of this.#p.lanes) {
-        if (lane.device < 0) continue;
+        if (lane.device < 0 || !lane.healthy) continue;
         try {
           await this.#p.keys.onDevice(e, lane.device, new AbortController().signal);
         } catch (err) {
@@ -187,7 +211,8 @@ export class Engine implements ProvingEngine {
     return {
       backend: this.#p.backend,
       uptimeMs: Date.now() - this.#started,
-      devices: this.#p.lanes.map((l) => l.status()),
+      // the CPU core too once it serves for lost GPUs
+      devices: [...new Set([...this.#p.lanes, ...this.#serving()])].map((l) => l.status()),
       keys: this.#p.keys.list(),
       queues: this.#scheduler.depths(),
       running: this.#running.size,
@@ -292,6 +317,14 @@ export class Engine implements ProvingEngine {
   }
 
   #dispatch(): void {
+    if (this.#serving().length === 0) {
+      // nothing can run a queued job any more: each fails now rather than wait for ever
+      for (const job of this.#scheduler.all()) {
+        this.#scheduler.remove(job);
+        this.#end(job, 'failed', { code: 'E_DEVICE_LOST', message: `job ${job.id}: no healthy device lane is left to run it (${this.#lostLanes()})` });
+      }
+      return;
+    }
     while (!this.#draining && !this.#paused && this.#running.size < this.maxRunning) {
       const job = this.#scheduler.next();
       if (!job) return;
@@ -316,7 +349,7 @@ export class Engine implements ProvingEngine {
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
-      const parts = Array.from({ length: job.partitions }, (_, k) => provePartition(job, k, key, deps));
+      const parts = Array.from({ length: job.partitions }, (_, k) => this.#prove(job, k, key, deps));
       // the first partition to fail is the job's reason; it halts its siblings at their next phase
       // boundary, and every partition settles (and frees its buffers) before the job ends
       let first: unknown;
@@ -334,6 +367,25 @@ export class Engine implements ProvingEngine {
       else this.#end(job, 'failed', { code: err.code, message: err.message });
     } finally {
       this.#p.keys.releaseUse(entry);
+    }
+  }
+
+  // One partition, run again on another lane after E_DEVICE_LOST: once after it failed on a lane,
+  // and again each time it was bounced unrun from a lane that went unhealthy (lanes never come back,
+  // so that is bounded by their number). Not once the job is stopping or no healthy lane is left.
+  async #prove(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
+    for (let failures = 0; ;) {
+      try {
+        return await provePartition(job, part, key, deps);
+      } catch (err) {
+        if (!(err instanceof CuzkError) || err.code !== 'E_DEVICE_LOST' || job.cancelFlag[0]) throw err;
+        if (err.details?.ran !== false && ++failures > 1) throw err;
+        if (this.#serving().length === 0) {
+          if (err.details?.ran === false) throw err; // it says why already
+          throw new DeviceError('E_DEVICE_LOST', `${err.message}; no healthy device lane is left to retry on`, { details: err.details, cause: err });
+        }
+        this.#p.log.warn({ jobId: job.id, partition: part, error: err.message, on: this.#serving().map((l) => l.id) }, 'proof retried on another device lane');
+      }
     }
   }
 

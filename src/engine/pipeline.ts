@@ -5,8 +5,9 @@
 //   phase 2 on the least-loaded device lane (H2D, synthesis on a GPU, NTT, MSM; GPU scratch reserved
 //   for the call) → finalize (decode) → verify → buffers back to the pool.
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
-// request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED.
-import { CuzkError, ProofError } from '../errors.js';
+// request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED. Only
+// healthy lanes get a proof; one lost on its lane (E_DEVICE_LOST) is the engine's to retry.
+import { CuzkError, DeviceError, ProofError } from '../errors.js';
 import { scalarToLe } from '../formats/lem.js';
 import { proofToJson, publicToJson } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
@@ -66,14 +67,20 @@ export function cpuScratchBytes(domainSize: number): number {
 
 const warnedTooBig = new WeakSet<ProvingKey>();
 
-// The lanes whose memory budget can hold the key (points and coefficients) and a proof's scratch:
-// GPUs, or the CPU core alone (on a machine without GPUs, or for a key no GPU can hold, said once per
-// key in the log). Which of them runs the proof is chosen at phase 2, the least loaded.
-function lanesFor(deps: PipelineDeps, key: ProvingKey): DeviceLane[] {
+// The healthy lanes whose memory budget can hold the key (points and coefficients) and a proof's
+// scratch: GPUs, or the CPU core alone (on a machine without GPUs, for a key no GPU can hold, said
+// once per key in the log, or once every GPU is unhealthy). Which of them runs the proof is chosen at
+// phase 2, the least loaded. No healthy lane left: E_DEVICE_LOST.
+export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget' | 'log'>, key: ProvingKey): DeviceLane[] {
   const h = key.header;
-  const fits = deps.lanes.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
+  const healthy = deps.lanes.filter((l) => l.healthy);
+  const fits = healthy.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
   if (fits.length > 0) return fits;
-  if (!warnedTooBig.has(key)) {
+  if (!deps.cpuLane.healthy) {
+    const lost = [...new Set([...deps.lanes, deps.cpuLane])].filter((l) => !l.healthy).map((l) => `${l.id}: ${l.unhealthyReason}`);
+    throw new DeviceError('E_DEVICE_LOST', `no healthy device lane left for ${h.path} (${lost.join('; ')})`, { details: { ran: false } });
+  }
+  if (healthy.length > 0 && !warnedTooBig.has(key)) {
     warnedTooBig.add(key);
     deps.log.warn({
       path: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
@@ -143,8 +150,9 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
       stopped();
     }
 
-    // phase 2 on a device lane
-    const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
+    // phase 2 on a device lane (one that went unhealthy since lanesFor refuses the proof: the engine retries it)
+    const ready = lanes.filter((l) => l.healthy);
+    const lane = (ready.length > 0 ? ready : lanes).reduce((a, b) => (b.load < a.load ? b : a));
     const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
     const r = deps.testRandomness?.r ?? randomScalar(h.r);
     const s = deps.testRandomness?.s ?? randomScalar(h.r);
