@@ -1,8 +1,8 @@
 // Engine: the ProvingEngine of api.ts. Owns the scheduler, memory budget, pinned pool, key cache,
 // device lanes, witness workers, spans and metrics, and runs each accepted job through
 // pipeline.ts. Per device lane, its phase-2 slots plus one more job are in the pipeline at once, so
-// the next job's CPU phase overlaps the current job's device phase; the rest wait in the priority
-// queues. A lane whose proof failed with E_DEVICE_LOST is unhealthy for good (gpu-worker.ts): the
+// the next job's witness (and on the CPU core its synthesis) is ready while the current job's device
+// phase runs; the rest wait in the priority queues. A lane whose proof failed with E_DEVICE_LOST is unhealthy for good (gpu-worker.ts): the
 // failed proof, and those waiting for that lane, run again on another healthy lane (another GPU, or
 // the CPU core), a proof that failed so at most once; with no healthy lane left, jobs fail with
 // E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
