@@ -160,7 +160,7 @@ export class FleetMember {
     try {
       do {
         this.#again = false;
-        while (!this.#stopped && !this.engine.status().paused && this.#held.size < this.#maxInHand()) {
+        while (!this.#stopped && this.#takesWork() && this.#held.size < this.#maxInHand()) {
           const t0 = performance.now();
           const keys = this.engine.listKeys().flatMap((k) => [k.id, k.path]);
           const c = await this.claims.claim(this.id, this.#free(), keys, this.leaseMs);
@@ -185,9 +185,16 @@ export class FleetMember {
     }
   }
 
-  /** Jobs in hand: each lane's slots plus the one whose phase 1 overlaps them. */
+  /** Not paused, and a device lane is healthy: a daemon whose devices are all lost claims nothing
+   * (the engine would refuse it with E_NO_DEVICE), and the other daemons take the queue. */
+  #takesWork(): boolean {
+    const s = this.engine.status();
+    return !s.paused && s.devices.some((d) => d.healthy);
+  }
+
+  /** Jobs in hand: each healthy lane's slots plus the one whose phase 1 overlaps them. */
   #maxInHand(): number {
-    const gpus = this.engine.status().devices.filter((d) => d.id.startsWith('gpu:')).length;
+    const gpus = this.engine.status().devices.filter((d) => d.id.startsWith('gpu:') && d.healthy).length;
     return gpus > 0 ? gpus * 3 : 2;
   }
 
