@@ -2,10 +2,9 @@
 // device lanes, witness workers, spans and metrics, and runs each accepted job through
 // pipeline.ts. Per device lane, its phase-2 slots plus one more job are in the pipeline at once, so
 // the next job's witness (and on the CPU core its synthesis) is ready while the current job's device
-// phase runs; the rest wait in the priority queues. A lane whose proof failed with E_DEVICE_LOST is unhealthy for good (gpu-worker.ts): the
-// failed proof, and those waiting for that lane, run again on another healthy lane (another GPU, or
-// the CPU core), a proof that failed so at most once; with no healthy lane left, jobs fail with
-// E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
+// phase runs; the rest wait in the priority queues. A lane whose proof failed with E_DEVICE_LOST is
+// unhealthy for good (gpu-worker.ts): its proofs run on the lanes still serving (pipeline.ts
+// proveRetrying); with none left, jobs fail with E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '../errors.js';
@@ -13,17 +12,16 @@ import { WtnsFile } from '../formats/wtns.js';
 import type { Logger } from '../log.js';
 import {
   PRIORITIES, TRACE_MAX_SECONDS, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo,
-  type ProofOutput, type ProvingEngine,
+  type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
-import type { DeviceLane } from './gpu-worker.js';
+import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
 import { looksLikeKeyPath } from './key-ref.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
-import type { ProvingKey } from './proving-key.js';
-import { proofBufferBytes, provePartition, type PipelineDeps } from './pipeline.js';
+import { proofBufferBytes, proveRetrying, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
 import type { WitnessPool } from './witness-pool.js';
@@ -71,15 +69,12 @@ export class Engine implements ProvingEngine {
     return this.#serving().reduce((n, l) => n + l.slots + 1, 0);
   }
 
-  /** The lanes that take work: the healthy ones, or the CPU core once no GPU lane is healthy. */
   #serving(): DeviceLane[] {
-    const healthy = this.#p.lanes.filter((l) => l.healthy);
-    if (healthy.length > 0) return healthy;
-    return this.#p.cpuLane.healthy ? [this.#p.cpuLane] : [];
+    return servingLanes(this.#p.lanes, this.#p.cpuLane);
   }
 
   #lostLanes(): string {
-    return [...new Set([...this.#p.lanes, this.#p.cpuLane])].filter((l) => !l.healthy).map((l) => `${l.id}: ${l.unhealthyReason}`).join('; ');
+    return lostLanes(this.#p.lanes, this.#p.cpuLane);
   }
 
   #laneLost(lane: DeviceLane): void {
@@ -349,7 +344,7 @@ export class Engine implements ProvingEngine {
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
-      const parts = Array.from({ length: job.partitions }, (_, k) => this.#prove(job, k, key, deps));
+      const parts = Array.from({ length: job.partitions }, (_, k) => proveRetrying(job, k, key, deps));
       // the first partition to fail is the job's reason; it halts its siblings at their next phase
       // boundary, and every partition settles (and frees its buffers) before the job ends
       let first: unknown;
@@ -367,25 +362,6 @@ export class Engine implements ProvingEngine {
       else this.#end(job, 'failed', { code: err.code, message: err.message });
     } finally {
       this.#p.keys.releaseUse(entry);
-    }
-  }
-
-  // One partition, run again on another lane after E_DEVICE_LOST: once after it failed on a lane,
-  // and again each time it was bounced unrun from a lane that went unhealthy (lanes never come back,
-  // so that is bounded by their number). Not once the job is stopping or no healthy lane is left.
-  async #prove(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
-    for (let failures = 0; ;) {
-      try {
-        return await provePartition(job, part, key, deps);
-      } catch (err) {
-        if (!(err instanceof CuzkError) || err.code !== 'E_DEVICE_LOST' || job.cancelFlag[0]) throw err;
-        if (err.details?.ran !== false && ++failures > 1) throw err;
-        if (this.#serving().length === 0) {
-          if (err.details?.ran === false) throw err; // it says why already
-          throw new DeviceError('E_DEVICE_LOST', `${err.message}; no healthy device lane is left to retry on`, { details: err.details, cause: err });
-        }
-        this.#p.log.warn({ jobId: job.id, partition: part, error: err.message, on: this.#serving().map((l) => l.id) }, 'proof retried on another device lane');
-      }
     }
   }
 

@@ -118,3 +118,15 @@ export class DeviceLane {
     };
   }
 }
+
+/** The lanes that take work: the healthy ones, or the CPU core once no lane of `lanes` is healthy. */
+export function servingLanes(lanes: readonly DeviceLane[], cpuLane: DeviceLane): DeviceLane[] {
+  const healthy = lanes.filter((l) => l.healthy);
+  if (healthy.length > 0) return healthy;
+  return cpuLane.healthy ? [cpuLane] : [];
+}
+
+/** The unhealthy lanes with their reasons, for messages: "gpu:0: <reason>; cpu: <reason>". */
+export function lostLanes(lanes: readonly DeviceLane[], cpuLane: DeviceLane): string {
+  return [...new Set([...lanes, cpuLane])].filter((l) => !l.healthy).map((l) => `${l.id}: ${l.unhealthyReason}`).join('; ');
+}

@@ -6,7 +6,7 @@
 //   for the call) → finalize (decode) → verify → buffers back to the pool.
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
 // request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED. Only
-// healthy lanes get a proof; one lost on its lane (E_DEVICE_LOST) is the engine's to retry.
+// healthy lanes get a proof; one lost with its lane (E_DEVICE_LOST) runs again elsewhere (proveRetrying).
 import { CuzkError, DeviceError, ProofError } from '../errors.js';
 import { scalarToLe } from '../formats/lem.js';
 import { proofToJson, publicToJson } from '../formats/proof-json.js';
@@ -15,7 +15,7 @@ import type { ProveStats } from '../ffi/groth16-key.js';
 import type { Logger } from '../log.js';
 import type { EngineConfig, ProofOutput } from './api.js';
 import type { MemoryBudget, Request } from './budget.js';
-import type { DeviceLane } from './gpu-worker.js';
+import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
 import type { PinnedPool, PooledBuffer } from './pinned-pool.js';
 import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof-bytes.js';
@@ -77,8 +77,7 @@ export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget'
   const fits = healthy.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
   if (fits.length > 0) return fits;
   if (!deps.cpuLane.healthy) {
-    const lost = [...new Set([...deps.lanes, deps.cpuLane])].filter((l) => !l.healthy).map((l) => `${l.id}: ${l.unhealthyReason}`);
-    throw new DeviceError('E_DEVICE_LOST', `no healthy device lane left for ${h.path} (${lost.join('; ')})`, { details: { ran: false } });
+    throw new DeviceError('E_DEVICE_LOST', `no healthy device lane left for ${h.path} (${lostLanes(deps.lanes, deps.cpuLane)})`, { details: { ran: false } });
   }
   if (healthy.length > 0 && !warnedTooBig.has(key)) {
     warnedTooBig.add(key);
@@ -193,6 +192,27 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   } finally {
     abBuf?.release();
     wBuf!.release();
+  }
+}
+
+/** provePartition, run again on a lane still serving after E_DEVICE_LOST: once after it failed on a
+ * lane, and each time it was bounced unrun (details.ran false) from a lane that went unhealthy (lanes
+ * never come back, so that is bounded by their number). Not once the job is stopping, nor with no
+ * lane left. Throws what the last attempt threw. */
+export async function proveRetrying(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
+  for (let failures = 0; ;) {
+    try {
+      return await provePartition(job, part, key, deps);
+    } catch (err) {
+      if (!(err instanceof CuzkError) || err.code !== 'E_DEVICE_LOST' || job.cancelFlag[0]) throw err;
+      if (err.details?.ran !== false && ++failures > 1) throw err;
+      const serving = servingLanes(deps.lanes, deps.cpuLane);
+      if (serving.length === 0) {
+        if (err.details?.ran === false) throw err; // it says why already
+        throw new DeviceError('E_DEVICE_LOST', `${err.message}; no healthy device lane is left to retry on`, { details: err.details, cause: err });
+      }
+      deps.log.warn({ jobId: job.id, partition: part, error: err.message, on: serving.map((l) => l.id) }, 'proof retried on another device lane');
+    }
   }
 }
 
