@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The dashboard of a daemon that ran elsewhere (the GPU machine has no browser), from the frames
 // `npm run bench -- engine ... --dashboard-capture DIR` kept: the daemon's own dashboard handler
-// (src/server/dashboard: the same static files, snapshot and SSE feed, one frame a second) serves
+// (src/server/transport/dashboard: the same static files, snapshot and SSE feed, one frame a second) serves
 // the captured frames in order on loopback, Debian's Chromium (test/helpers/chromium.ts) loads the
 // page, and once the last frame is drawn the script saves a PNG of the page and prints what the
 // page shows, read from its DOM: each device lane's busy % over the last 10 s, the queue and budget
@@ -21,8 +21,8 @@ if (positionals.length !== 2) {
   process.exit(2);
 }
 const [framesFile, png] = positionals;
-const { loadDashboardAssets } = await import(path.join(root, 'src/server/dashboard/assets.ts'));
-const { DashboardHandler } = await import(path.join(root, 'src/server/dashboard/handler.ts'));
+const { loadDashboardAssets } = await import(path.join(root, 'src/server/transport/dashboard/assets.ts'));
+const { DashboardHandler } = await import(path.join(root, 'src/server/transport/dashboard/handler.ts'));
 const { createLogger } = await import(path.join(root, 'src/log.ts'));
 const { chromiumProblem, launchChromium } = await import(path.join(root, 'test/helpers/chromium.ts'));
 

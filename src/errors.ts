@@ -118,18 +118,17 @@ export function errorForCode(code: ErrorCode, message: string, opts: CuzkErrorOp
   }
 }
 
-/** The message of anything thrown: an Error's message, else its text. */
+/** `err` as a CuzkError: itself when it is one, else E_INTERNAL with its message, `err` kept as the cause. */
+export function toCuzkError(err: unknown): CuzkError {
+  if (err instanceof CuzkError) return err;
+  return new InternalError('E_INTERNAL', errorMessage(err), { cause: err });
+}
+
+/** The message of anything thrown: an Error's message, an object's string `message`, else its string form. */
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   if (typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string') return (err as { message: string }).message;
   return String(err);
-}
-
-/** Anything thrown as a CuzkError: a CuzkError as it is, anything else as E_INTERNAL with its
- * message, the original kept as `cause` (the CLI's --verbose prints it). */
-export function toCuzkError(err: unknown): CuzkError {
-  if (err instanceof CuzkError) return err;
-  return new InternalError('E_INTERNAL', errorMessage(err), { cause: err });
 }
 
 /** An error as it crosses a worker thread: structured cloning keeps neither the class nor `code`. */

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { loadCore } from '../ffi/load.js';
 import { gpuCount, gpuDescribe } from '../ffi/native.js';
+import { gpuLimitBytes } from '../engine/memory-shares.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
 import type { Logger } from '../log.js';
 import type { ServeConfig } from '../server/startup/config.js';
@@ -36,7 +37,7 @@ export function backendChecks(cfg: ServeConfig, logger: Logger, checks: Check[])
   const gpus: GpuSeen[] = [];
   for (let d = 0; d < n; d++) {
     const g = gpuDescribe(d);
-    const limitBytes = cfg.memoryGpu > 0 ? Math.min(cfg.memoryGpu, g.memoryTotal) : Math.floor(0.9 * g.memoryTotal); // as createEngine
+    const limitBytes = gpuLimitBytes(cfg.memoryGpu, g.memoryTotal); // as createEngine
     gpus.push({ ...g, limitBytes });
     checks.push(gpuCheck({ ...g, limitBytes }));
   }

@@ -1,17 +1,11 @@
-// `cuzk serve`: configuration (TOML, flags), the engine, the journal, the daemon, and the signals:
-// the first SIGINT/SIGTERM drains and exits, a second exits at once.
+// `cuzk serve`: configuration (TOML, flags), the daemon (built by src/server/compose.ts), and the
+// signals: the first SIGINT/SIGTERM drains and exits, a second exits at once.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { log, setLogLevel } from '../log.js';
+import { startServeDaemon } from '../server/compose.js';
+import { loadServeConfig, optionsHelp, printConfig } from '../server/startup/config.js';
 import { checkExposure, parseListen } from '../server/transport/auth.js';
-import { loadServeConfig, journalPath, optionsHelp, printConfig, toEngineConfig } from '../server/startup/config.js';
-import { Daemon } from '../server/daemon.js';
-import { FleetMember } from '../server/fleet/fleet-member.js';
-import { waitForMemory } from '../server/startup/memory-wait.js';
-import { openJournalThread } from '../server/journal/journal-thread.js';
-import { openPostgresStore } from '../server/journal/pg-store.js';
-import { startEngine } from '../server/startup/start-engine.js';
-import { openTakingOver } from '../server/startup/takeover.js';
 import type { CliContext } from './output.js';
 import { findProjectRoot } from './root.js';
 
@@ -39,31 +33,7 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   if (exposure) log.warn(exposure);
   const packageRoot = findProjectRoot();
   const version = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  // SQLite's commits wait on a thread of their own, not the event loop; PostgreSQL's are I/O
-  const journal = journalPath(cfg);
-  const openJournal = () => openJournalThread(journal);
-  // --takeover: a daemon holding this journal is asked to drain, and this one starts when it lets go
-  const pgStore = cfg.storeUrl ? await openPostgresStore(cfg.storeUrl, cfg.storePoolSize) : undefined;
-  const store = pgStore ?? (cfg.takeover ? await openTakingOver(journal, openJournal, { timeoutS: cfg.takeoverTimeoutS, log }) : await openJournal());
-  // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
-  let budgets: Awaited<ReturnType<typeof waitForMemory>>;
-  try {
-    budgets = await waitForMemory(cfg, { log });
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  const engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log });
-  // on PostgreSQL the daemon claims from a queue other daemons may share
-  const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log, cfg.storeNotify);
-  const daemon = new Daemon({ cfg, engine, store, log, version, fleet, packageRoot });
-  try {
-    await daemon.start();
-  } catch (err) {
-    await engine.close();
-    await store.close();
-    throw err;
-  }
+  const daemon = await startServeDaemon(cfg, { log, version, packageRoot });
   return new Promise<number>((resolve) => {
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {

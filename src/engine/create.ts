@@ -8,6 +8,7 @@ import { gpuCount, gpuDescribe, setThreads } from '../ffi/native.js';
 import { log } from '../log.js';
 import type { EngineConfig } from './api.js';
 import { MemoryBudget, type Request } from './budget.js';
+import { DEFAULT_SHARES, gpuLimitBytes } from './memory-shares.js';
 import { Engine } from './engine.js';
 import { DeviceLane } from './gpu-worker.js';
 import { KeyCache } from './key-cache.js';
@@ -26,9 +27,9 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
     backend: config.backend ?? 'auto',
     threads: config.threads ?? 0,
     memory: {
-      host: config.memory?.host ?? Math.floor(0.75 * ram),
-      pinned: config.memory?.pinned ?? Math.floor(0.5 * ram),
-      gpu: config.memory?.gpu ?? 0, // 0 = 90% of each GPU's memory
+      host: config.memory?.host ?? Math.floor(DEFAULT_SHARES.host * ram),
+      pinned: config.memory?.pinned ?? Math.floor(DEFAULT_SHARES.pinned * ram),
+      gpu: config.memory?.gpu ?? 0, // 0 = each GPU's default share (budget.ts)
     },
     pinned: config.pinned ?? true,
     pinnedPool: config.pinnedPool ?? {},
@@ -55,7 +56,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const lanes: DeviceLane[] = [];
   for (let d = 0; d < gpus; d++) {
     const g = gpuDescribe(d);
-    limits[`gpu:${d}`] = cfg.memory.gpu > 0 ? Math.min(cfg.memory.gpu, g.memoryTotal) : Math.floor(0.9 * g.memoryTotal);
+    limits[`gpu:${d}`] = gpuLimitBytes(cfg.memory.gpu, g.memoryTotal);
     lanes.push(new DeviceLane(d, g.name, g.memoryTotal, () => gpuDescribe(d).memoryFree));
   }
   for (const [p, b] of Object.entries(limits)) if (!(b! > 0)) throw new CuzkError('E_INVALID_ARG', `memory limit for ${p} must be positive`);

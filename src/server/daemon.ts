@@ -8,14 +8,14 @@ import type { EngineStatus, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './transport/auth.js';
 import { uploadedKeysDir, type ServeConfig } from './startup/config.js';
-import { loadDashboardAssets } from './dashboard/assets.js';
+import { loadDashboardAssets } from './transport/dashboard/assets.js';
 import { checkConfined } from './intake/file-access.js';
-import { fleetMetrics, type FleetMember } from './fleet/fleet-member.js';
+import { fleetMetrics } from './fleet/fleet-member.js';
 import { createListener, type Listener } from './transport/http.js';
-import { JobService } from './jobs/job-service.js';
+import type { FleetRunner } from './jobs/fleet-runner.js';
+import type { JobService } from './jobs/job-service.js';
 import type { JobStore } from './journal/job-store.js';
-import { WitnessSpool } from './intake/spool.js';
-import { WitnessIntake } from './intake/witness-intake.js';
+import type { WitnessIntake } from './intake/witness-intake.js';
 
 export interface DaemonDeps {
   cfg: ServeConfig;
@@ -23,26 +23,26 @@ export interface DaemonDeps {
   store: JobStore;
   log: Logger;
   version: string;
+  intake: WitnessIntake;
+  jobs: JobService;
   /** Set with a PostgreSQL store: this daemon claims from the queue it shares with others. */
-  fleet?: FleetMember;
+  fleetRunner?: FleetRunner;
   /** The installed package's folder: the dashboard's files are read from it. */
   packageRoot: string;
 }
 
 export class Daemon {
   readonly jobs: JobService;
+  readonly intake: WitnessIntake;
   #listener: Listener | undefined;
   #ready = false;
   #purgeTimer: NodeJS.Timeout | undefined;
   #stopping: Promise<{ unfinished: number }> | undefined;
 
-  readonly intake: WitnessIntake;
-
+  /** Its parts are built by the composition root (compose.ts). */
   constructor(private readonly deps: DaemonDeps) {
-    const spool = new WitnessSpool(path.join(deps.cfg.dataDir, 'spool'), deps.cfg.uploadTtlS * 1000, deps.log);
-    this.intake = new WitnessIntake(deps.engine, spool, deps.cfg);
-    this.jobs = new JobService(deps.engine, deps.store, this.intake, deps.cfg, deps.log);
-    if (deps.fleet) this.jobs.useFleet(deps.fleet);
+    this.jobs = deps.jobs;
+    this.intake = deps.intake;
   }
 
   /** Listens and returns the address ("host:port" or "unix:/path"). */
@@ -66,7 +66,7 @@ export class Daemon {
     const unfinished = await store.unfinished();
     await this.intake.spool.open(new Set(unfinished.flatMap((s) => (s.request?.witnessFiles ?? []).filter((f) => f.owned).map((f) => f.path))));
     // in a fleet nothing is replayed: unfinished jobs are claimed, a dead daemon's once its leases expire
-    if (!this.deps.fleet) {
+    if (!this.deps.fleetRunner) {
       const rec = await this.jobs.recover(unfinished);
       if (rec.resubmitted + rec.expired + rec.lost + rec.waiting > 0) log.info(rec, 'journal replayed');
     }
@@ -86,10 +86,10 @@ export class Daemon {
     });
     const a = server.address();
     const where = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : cfg.listen;
-    if (this.deps.fleet && !cfg.advertise && /^(0\.0\.0\.0|\[::\]):/.test(where)) {
+    if (this.deps.fleetRunner && !cfg.advertise && /^(0\.0\.0\.0|\[::\]):/.test(where)) {
       log.warn({ address: where }, 'other daemons of the fleet cannot fetch witnesses spooled here from a wildcard address: set store.advertise (--advertise) to host:port they reach');
     }
-    await this.deps.fleet?.start(cfg.advertise || where, this.jobs);
+    await this.deps.fleetRunner?.fleet.start(cfg.advertise || where, this.deps.fleetRunner);
     this.#ready = true;
     log.info({ address: where, backend: engine.status().backend, token: cfg.token ? 'required' : 'none', tls: cfg.tlsClientCa ? 'mtls' : cfg.tlsCert ? 'tls' : 'none' }, 'cuzk serve listening');
     return where;
@@ -109,7 +109,7 @@ export class Daemon {
   async #metrics(): Promise<string> {
     const counts = await this.deps.store.counts();
     const rows = Object.entries(counts).map(([state, n]) => `cuzk_journal_jobs{state="${state}"} ${n}`);
-    const fleet = this.deps.fleet ? fleetMetrics(this.deps.fleet) : [];
+    const fleet = this.deps.fleetRunner ? fleetMetrics(this.deps.fleetRunner.fleet) : [];
     return (await this.deps.engine.metricsText()) + ['# HELP cuzk_journal_jobs Jobs in the journal, by state.', '# TYPE cuzk_journal_jobs gauge', ...rows, ...fleet].join('\n') + '\n';
   }
 
@@ -124,7 +124,7 @@ export class Daemon {
     log.info({ reason, drainTimeoutMs: cfg.drainTimeoutMs }, 'stopping: no new jobs, draining');
     this.#ready = false;
     this.jobs.stopIntake();
-    this.deps.fleet?.stopClaiming();
+    this.deps.fleetRunner?.fleet.stopClaiming();
     clearInterval(this.#purgeTimer);
     const { unfinished } = await engine.drain(cfg.drainTimeoutMs);
     this.jobs.drained();
@@ -132,7 +132,7 @@ export class Daemon {
     await this.#listener?.close();
     await engine.close();
     await Promise.race([this.jobs.settle(), new Promise((r) => setTimeout(r, 5000).unref())]);
-    await this.deps.fleet?.stop(unfinished.map((j) => j.id));
+    await this.deps.fleetRunner?.fleet.stop(unfinished.map((j) => j.id));
     await store.close();
     this.intake.spool.close();
     log.info({ unfinished: unfinished.length }, 'stopped: unfinished jobs stay queued in the journal');

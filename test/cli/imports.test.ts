@@ -46,10 +46,10 @@ function modulesLoadedBy(args: string[], env: NodeJS.ProcessEnv = {}): string[] 
     .map((l) => path.relative(root, l.startsWith('cjs:') ? l.slice(4) : fileURLToPath(l)));
 }
 
-// the daemon's world: nothing of it belongs in a local proof (server/config-options.ts is the
-// import-free option table that the CLI's flag parser shares with `cuzk serve`)
+// the daemon's world: nothing of it belongs in a local proof (server/startup/config-options.ts is the
+// option table that the CLI's flag parser shares with `cuzk serve`, importing only the budget's shares)
 const FORBIDDEN = [
-  /^src\/server\/(?!config-options\.ts$)/,
+  /^src\/server\/(?!startup\/config-options\.ts$)/,
   /^src\/(rpc|report|client|dev)\//,
   /node_modules\/(pino|@connectrpc|@bufbuild|@grpc|better-sqlite3|pg|prom-client|smol-toml|circom_runtime|snarkjs|ffjavascript)\//,
 ];

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { CuzkClient } from '../../src/client/index.js';
 import { benchFixture, type Fixture } from '../../src/dev/bench-fixture.js';
 import { captureDashboard, writeCapture } from '../../src/dev/dashboard-capture.js';
-import type { Snapshot } from '../../src/server/dashboard/snapshot.js';
+import type { Snapshot } from '../../src/server/transport/dashboard/snapshot.js';
 import { chromiumProblem } from '../helpers/chromium.js';
 import { removeDataDir, startDaemon, type DaemonProcess } from '../helpers/daemon.js';
 

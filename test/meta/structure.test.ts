@@ -52,6 +52,40 @@ function nativeLayerViolations(files: Map<string, string>): string[] {
   }
   return out;
 }
+/** The import circles of a module graph (file → the files it imports), each as the files around it
+ * from its smallest name, once; depth-first with the path on a stack (Tarjan's colours). */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const found = new Map<string, string[]>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const g of graph.get(f) ?? []) {
+      if (state.get(g) === 'open') {
+        const circle = stack.slice(stack.indexOf(g));
+        const at = circle.indexOf([...circle].sort()[0]!);
+        const canonical = [...circle.slice(at), ...circle.slice(0, at)];
+        found.set(canonical.join(' → '), canonical);
+      } else if (!state.has(g) && graph.has(g)) visit(g);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...graph.keys()].sort()) if (!state.has(f)) visit(f);
+  return [...found.values()];
+}
+
+/** src/'s module graph: every relative import and re-export (type-only ones too), `.js` read as the `.ts` file. */
+function sourceGraph(files: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const f of files) {
+    const specs = [...readFileSync(f, 'utf8').matchAll(/from '(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) => m[1] ?? m[2]!);
+    graph.set(rel(f), specs.map((s) => rel(path.resolve(path.dirname(f), s.replace(/\.js$/, '.ts')))));
+  }
+  return graph;
+}
+
 const lines = (p: string) => readFileSync(p, 'utf8').split('\n').length;
 
 describe('code shape', () => {
@@ -67,6 +101,25 @@ describe('code shape', () => {
 
   const sources = walk(path.join(root, 'src')).filter((p) => p.endsWith('.ts'));
   const importsOf = (p: string) => [...readFileSync(p, 'utf8').matchAll(/from '([^']+)'|import\('([^']+)'/g)].map((m) => m[1] ?? m[2]!);
+
+  it('src/ has no import circle', () => {
+    assert.deepEqual(importCircles(sourceGraph(sources)).map((c) => c.join(' → ')), []);
+  });
+
+  it('the circle check finds each circle once, from its smallest name, type-only imports too', () => {
+    const files = new Map([
+      ['a.ts', ['b.ts', 'x.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], // a → b → c → a
+      ['x.ts', ['y.ts']], ['y.ts', ['x.ts']], // x ⇄ y, reached from a
+      ['z.ts', ['z.ts']], ['w.ts', ['a.ts', 'gone.ts']],
+    ]);
+    assert.deepEqual(importCircles(files).map((c) => c.join(' → ')).sort(), ['a.ts → b.ts → c.ts', 'x.ts → y.ts', 'z.ts']);
+    assert.deepEqual(importCircles(sourceGraph([path.join(root, 'test/meta/structure.test.ts')])), [], 'no false circle from a file that imports others');
+  });
+
+  it("src/server's top level holds only the façade (daemon.ts) and the composition root (compose.ts)", () => {
+    const top = readdirSync(path.join(root, 'src/server')).filter((e) => statSync(path.join(root, 'src/server', e)).isFile());
+    assert.deepEqual(top.sort(), ['compose.ts', 'daemon.ts']);
+  });
 
   it('only src/ffi imports koffi', () => {
     for (const p of sources) {

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../src/log.js';
-import { DashboardFeed } from '../../src/server/dashboard/feed.js';
+import { DashboardFeed } from '../../src/server/transport/dashboard/feed.js';
 
 class FakeResponse extends EventEmitter {
   chunks: string[] = [];

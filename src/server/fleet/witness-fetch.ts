@@ -10,7 +10,9 @@ import { CuzkError, errorMessage, ResourceError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { StoredJob } from '../journal/job-store.js';
 import type { KeyShape, SpooledWitness, WitnessSpool } from '../intake/spool.js';
-import { FLEET_WITNESS_PREFIX } from '../transport/witness-serve.js';
+
+/** Where a daemon serves the witnesses it spooled to the daemon that claimed their job (witness-serve.ts). */
+export const FLEET_WITNESS_PREFIX = '/v1/fleet/witnesses/';
 
 export interface WitnessFetchDeps {
   spool: WitnessSpool;

@@ -98,3 +98,10 @@ export async function confineJobPaths(job: ValidJob, cfg: Pick<ServeConfig, 'key
   if (job.source.kind === 'inputs') out.source = { ...job.source, wasm: await confineWasm(job.source.wasm, cfg) };
   return out;
 }
+
+/** A journaled job's key and wasm, confined again (their real paths replace them): the directories,
+ * and the files in them, may have changed since it was accepted. */
+export async function confineStored(s: { key: string; request?: { wasm?: string } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
+  s.key = await confineKey(s.key, cfg, isKeyId);
+  if (s.request?.wasm) s.request.wasm = await confineWasm(s.request.wasm, cfg);
+}

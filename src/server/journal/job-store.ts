@@ -10,11 +10,13 @@ import type { SpooledWitness } from '../intake/spool.js';
 export interface StoredJob {
   id: string;
   requestId?: string;
-  /** Hash of the request content (the engine's requestDigest): a reused request id must match it. */
+  /** Hash of what the job asks for (jobFingerprint, intake/witness-intake.ts: its key, each witness's
+   * sha256 or a server file's identity, its inputs): a reused request id must match it. */
   fingerprint: string;
   key: string;
   priority: Priority;
-  /** 'queued' until terminal: the journal does not track running (a restart reruns it). */
+  /** SQLite: 'queued' until terminal (a job running when the daemon stopped is rerun after a restart);
+   * PostgreSQL: 'running' while a daemon holds it under a lease (pg-claims.ts), 'queued' again if the lease expires. */
   state: JobState;
   partitions: number;
   submittedAt: number;
@@ -49,6 +51,12 @@ export interface StoredRequest {
   witnesses?: Uint8Array[];
   inputs?: Record<string, unknown>[];
   wasm?: string;
+}
+
+/** A journaled job as a JobInfo: its result once terminal, else what the journal knows of it. */
+export function storedInfo(s: StoredJob): JobInfo {
+  if (s.result) return s.result;
+  return { id: s.id, requestId: s.requestId, key: s.key, priority: s.priority, state: s.state, partitions: s.partitions, submittedAt: s.submittedAt, timings: {} };
 }
 
 export type InsertResult = { inserted: true } | { inserted: false; existing: StoredJob };

@@ -1,6 +1,8 @@
 // Every `cuzk serve` option once: its TOML key, its flag, its type, its default and what it does.
 // config.ts reads TOML and flags through this table, `--print-config` and `cuzk serve --help` print
-// it, and a test checks each option has a reader. No imports, so the CLI parser can load it cheaply.
+// it, and a test checks each option has a reader. One import of no imports (the budget's default
+// shares), so the CLI parser can load it cheaply.
+import { DEFAULT_SHARES, percent } from '../../engine/memory-shares.js';
 
 export interface OptionDef {
   /** camelCase name in ServeConfig. */
@@ -48,13 +50,13 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'maxPartitions', toml: 'engine.max_partitions', flag: 'max-partitions', type: 'int', default: 64, doc: 'witnesses per job beyond this are refused' },
   { name: 'verify', toml: 'engine.verify', flag: 'verify', type: 'bool', default: true, doc: 'verify every proof before returning it' },
   { name: 'pinned', toml: 'engine.pinned', flag: 'pinned', type: 'bool', default: true, doc: 'pinned host memory pool (CUDA)' },
-  { name: 'memoryHost', toml: 'engine.memory_host_bytes', flag: 'memory-host-bytes', type: 'int', default: 0, doc: 'host memory budget (0 = 75% of RAM)' },
-  { name: 'memoryPinned', toml: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', type: 'int', default: 0, doc: 'pinned memory budget (0 = 50% of RAM)' },
+  { name: 'memoryHost', toml: 'engine.memory_host_bytes', flag: 'memory-host-bytes', type: 'int', default: 0, doc: `host memory budget (0 = ${percent(DEFAULT_SHARES.host)} of RAM)` },
+  { name: 'memoryPinned', toml: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', type: 'int', default: 0, doc: `pinned memory budget (0 = ${percent(DEFAULT_SHARES.pinned)} of RAM)` },
   { name: 'memoryWaitS', toml: 'engine.memory_wait_s', flag: 'memory-wait-s', type: 'int', default: 120, doc: 'a configured (non-zero) host or pinned budget above MemAvailable is waited for this long at start, progress logged (a stopped daemon\'s pinned memory returns as the driver frees it); 0 = do not wait; default budgets never wait' },
   { name: 'memoryWaitPolicy', toml: 'engine.memory_wait_policy', flag: 'memory-wait-policy', type: 'string', default: 'start', doc: 'when the wait ends short: start (budgets lowered to what is available, logged) | exit (exit 2 naming the budget)' },
   { name: 'pinnedPoolBytes', toml: 'engine.pinned_pool_bytes', flag: 'pinned-pool-bytes', type: 'int', default: 0, doc: 'pinned pool size, grown in the background after start in chunks (within the pinned budget): proofs find their buffers pinned already; ready once the first chunk is in; 0 = buffers pinned on demand, on a proof\'s path' },
   { name: 'pinnedChunkBytes', toml: 'engine.pinned_chunk_bytes', flag: 'pinned-chunk-bytes', type: 'int', default: 1 << 30, doc: 'bytes pinned per background step (at least one proof\'s buffers; ~0.5-0.8 s/GiB on an H200 host)' },
-  { name: 'memoryGpu', toml: 'engine.memory_gpu_bytes', flag: 'memory-gpu-bytes', type: 'int', default: 0, doc: 'per-GPU memory budget (0 = 90% of each GPU)' },
+  { name: 'memoryGpu', toml: 'engine.memory_gpu_bytes', flag: 'memory-gpu-bytes', type: 'int', default: 0, doc: `per-GPU memory budget (0 = ${percent(DEFAULT_SHARES.gpu)} of each GPU)` },
   { name: 'keyIdleMs', toml: 'engine.key_idle_ms', flag: 'key-idle-ms', type: 'int', default: 0, doc: 'evict keys idle this long (0 = only under memory pressure)' },
   { name: 'tracePath', toml: 'engine.trace_path', flag: 'trace-path', type: 'string', default: '', doc: 'write a Perfetto trace of every span here on shutdown' },
   { name: 'headersTimeoutMs', toml: 'limits.headers_timeout_ms', flag: 'headers-timeout-ms', type: 'int', default: 10_000, doc: 'a connection must send a request\'s headers within this, or it is closed (0 = no limit)' },

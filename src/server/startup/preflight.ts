@@ -6,6 +6,7 @@
 // src/cli/doctor-device.ts the native core's (backend, GPUs, a pinned probe); src/cli/doctor.ts runs them all.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_SHARES, percent } from '../../engine/memory-shares.js';
 import type { ServeConfig } from './config.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -20,7 +21,7 @@ export interface Check {
   action?: string;
 }
 
-/** A GPU (src/ffi's GpuDescription) with the memory limit the engine would give it (engine.memory_gpu_bytes or 90%). */
+/** A GPU (src/ffi's GpuDescription) with the memory limit the engine would give it (engine.memory_gpu_bytes or its default share). */
 export interface GpuSeen {
   index: number;
   name: string;
@@ -51,8 +52,8 @@ export function readMeminfo(text = readFileSync('/proc/meminfo', 'utf8')): Memin
  * that does not fit fails; a default one (a fraction of RAM, config-options.ts) only warns. */
 export function memoryChecks(cfg: Pick<ServeConfig, 'memoryHost' | 'memoryPinned' | 'pinned'>, budget: { host: number; pinned: number }, mem: Meminfo): Check[] {
   const pools = [
-    { check: 'host memory', option: 'engine.memory_host_bytes', flag: 'memory-host-bytes', bytes: budget.host, set: cfg.memoryHost > 0, share: '75%' },
-    ...(cfg.pinned ? [{ check: 'pinned memory', option: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', bytes: budget.pinned, set: cfg.memoryPinned > 0, share: '50%' }] : []),
+    { check: 'host memory', option: 'engine.memory_host_bytes', flag: 'memory-host-bytes', bytes: budget.host, set: cfg.memoryHost > 0, share: percent(DEFAULT_SHARES.host) },
+    ...(cfg.pinned ? [{ check: 'pinned memory', option: 'engine.memory_pinned_bytes', flag: 'memory-pinned-bytes', bytes: budget.pinned, set: cfg.memoryPinned > 0, share: percent(DEFAULT_SHARES.pinned) }] : []),
   ];
   return pools.map((p): Check => {
     const found = `budget ${gib(p.bytes)}${p.set ? '' : ` (default: ${p.share} of RAM)`}; ${gib(mem.availableBytes)} available, ${gib(mem.freeBytes)} free of ${gib(mem.totalBytes)}`;

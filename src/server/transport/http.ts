@@ -15,15 +15,16 @@ import { errorMessage, InputError } from '../../errors.js';
 import { ProvingService } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { answerEarly } from './answer-early.js';
 import { tokenMatches, unauthorized } from './auth.js';
-import { DashboardHandler } from '../dashboard/handler.js';
-import { buildSnapshot } from '../dashboard/snapshot.js';
+import { DashboardHandler } from './dashboard/handler.js';
+import { buildSnapshot } from './dashboard/snapshot.js';
 import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
 import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
 import { recodeProtocolErrors, sendError, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
-import { FLEET_WITNESS_PREFIX, serveSpooledWitness } from './witness-serve.js';
+import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
+import { serveSpooledWitness } from './witness-serve.js';
 
 export interface HttpHooks {
   /** Undefined when ready, else why not. */

@@ -14,7 +14,7 @@ import {
 } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { uploadedKeysDir, type ServeConfig } from '../startup/config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
-import type { DashboardAssets } from '../dashboard/assets.js';
+import type { DashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from '../intake/file-access.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../journal/job-store.js';

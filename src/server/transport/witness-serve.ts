@@ -6,12 +6,12 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { CuzkError, InputError } from '../../errors.js';
+import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { openConfined } from '../intake/file-access.js';
 import type { RouteContext } from './routes.js';
 import { sendError } from './status-map.js';
 import type { Req, Res } from './upload-http.js';
 
-export const FLEET_WITNESS_PREFIX = '/v1/fleet/witnesses/';
 
 export async function serveSpooledWitness(c: RouteContext, req: Req, res: Res): Promise<void> {
   try {

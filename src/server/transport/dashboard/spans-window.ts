@@ -2,9 +2,9 @@
 // ring), read back by the report's reader, put on the wall clock, and reduced to per-second series
 // (each device lane's busy fraction, H2D GB/s, proofs finished), the Gantt's spans on its lanes, and
 // the ids of the jobs seen, newest first. The maths is the report's (src/report/intervals.ts).
-import { isDeviceLane } from '../../report/idle-gaps.js';
-import { binnedFraction, union, type Interval } from '../../report/intervals.js';
-import { parseTrace, type TraceSpan } from '../../report/trace-read.js';
+import { isDeviceLane } from '../../../report/idle-gaps.js';
+import { binnedFraction, union, type Interval } from '../../../report/intervals.js';
+import { parseTrace, type TraceSpan } from '../../../report/trace-read.js';
 
 export const BIN_MS = 1000;
 

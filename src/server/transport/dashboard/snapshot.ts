@@ -3,10 +3,10 @@
 // GetTrace's road) the last minute's per-second series, the Gantt of the last seconds, the recent
 // jobs (engine.get() of the ids the spans name) and their latency quantiles.
 import { toJson, type JsonValue } from '@bufbuild/protobuf';
-import type { JobInfo } from '../../engine/api.js';
-import { quantile } from '../../report/intervals.js';
-import { GetStatusResponseSchema } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
-import { statusMessage, type RouteContext } from '../transport/routes.js';
+import type { JobInfo } from '../../../engine/api.js';
+import { quantile } from '../../../report/intervals.js';
+import { GetStatusResponseSchema } from '../../../rpc/gen/cuzk/v1/cuzk_pb.js';
+import { statusMessage, type RouteContext } from '../routes.js';
 import { BIN_MS, gantt, recentJobIds, series, wallSpans, type GanttSpan, type Series } from './spans-window.js';
 
 /** Seconds of spans read per frame: the series' window. */

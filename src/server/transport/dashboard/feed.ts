@@ -4,8 +4,8 @@
 // at a time, and the next tick waits at least LOAD_FACTOR times as long as the last frame took, so
 // the page never takes more than ~1/LOAD_FACTOR of the event loop (a frame of a minute at ~13
 // proofs/s took 55-115 ms on 2 shared cores: a tick every 1-1.2 s).
-import type { Logger } from '../../log.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage } from '../../../errors.js';
+import type { Logger } from '../../../log.js';
 
 export const TICK_MS = 1000;
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;

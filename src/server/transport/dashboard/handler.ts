@@ -4,10 +4,10 @@
 // page's script sends it from sessionStorage, never in a URL); without it / answers 401 with the
 // same page, whose login form asks for it. The static files hold no data and are served to anyone.
 import type { connectNodeAdapter } from '@connectrpc/connect-node';
-import { CuzkError, errorMessage } from '../../errors.js';
-import type { Logger } from '../../log.js';
-import { tokenMatches, unauthorized } from '../transport/auth.js';
-import { sendError, STATUS_MAP } from '../transport/status-map.js';
+import { CuzkError, errorMessage } from '../../../errors.js';
+import type { Logger } from '../../../log.js';
+import { tokenMatches, unauthorized } from '../auth.js';
+import { sendError, STATUS_MAP } from '../status-map.js';
 import type { DashboardAssets } from './assets.js';
 import { DashboardFeed } from './feed.js';
 
