@@ -22,7 +22,39 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** What a caller may do after an error with this code (shared/style.md §3's "retry?" column):
+ * 'no' (the same request fails again), 'later' (the same request may succeed once load, memory or
+ * the network allows: back off and retry, here or on another instance), 'other-device' (retry once:
+ * the engine itself retries a lost device's proof on another lane, and a client may resubmit once,
+ * the lost device being drained). */
+export type RetryPolicy = 'no' | 'later' | 'other-device';
+
+export const RETRY_POLICY: Readonly<Record<ErrorCode, RetryPolicy>> = {
+  E_INVALID_ARG: 'no',
+  E_FORMAT: 'no',
+  E_NOT_FOUND: 'no',
+  E_UNAUTHORIZED: 'no',
+  E_OVERLOADED: 'later',
+  E_HOST_OOM: 'later',
+  E_DEVICE_OOM: 'later',
+  E_NO_DEVICE: 'no',
+  E_CUDA: 'no',
+  E_DEVICE_LOST: 'other-device',
+  E_CANCELLED: 'no',
+  E_TIMEOUT: 'later',
+  E_PROOF_INVALID: 'no',
+  E_INTERNAL: 'no',
+  E_UNAVAILABLE: 'later',
+};
+
+/** True when RETRY_POLICY allows any retry of this code: CuzkError.retryable, on the wire too. */
+export function isRetryable(code: ErrorCode): boolean {
+  return RETRY_POLICY[code] !== 'no';
+}
+
 export interface CuzkErrorOptions {
+  /** @deprecated Ignored: `retryable` comes from the code (RETRY_POLICY). Kept until
+   * src/server/jobs/job-service.ts stops passing it, then removed. */
   retryable?: boolean;
   details?: Record<string, unknown>;
   cause?: unknown;
@@ -30,6 +62,7 @@ export interface CuzkErrorOptions {
 
 export class CuzkError extends Error {
   readonly code: ErrorCode;
+  /** From the code (RETRY_POLICY), never set by a throw site. */
   readonly retryable: boolean;
   readonly details?: Record<string, unknown>;
 
@@ -37,7 +70,7 @@ export class CuzkError extends Error {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
-    this.retryable = opts.retryable ?? false;
+    this.retryable = isRetryable(code);
     this.details = opts.details;
   }
 }
@@ -50,7 +83,7 @@ export class FormatError extends CuzkError {
     super('E_FORMAT', message, opts);
   }
 }
-/** Memory or queue exhausted (E_HOST_OOM, E_DEVICE_OOM, E_OVERLOADED), or the daemon not reachable or its journal not writable (E_UNAVAILABLE); retryable. */
+/** Memory or queue exhausted (E_HOST_OOM, E_DEVICE_OOM, E_OVERLOADED), or the daemon not reachable or its journal not writable (E_UNAVAILABLE); retryable later. */
 export class ResourceError extends CuzkError {}
 /** GPU missing, failing or lost (E_NO_DEVICE, E_CUDA, E_DEVICE_LOST). */
 export class DeviceError extends CuzkError {}
@@ -70,9 +103,8 @@ export function errorForCode(code: ErrorCode, message: string, opts: CuzkErrorOp
     case 'E_OVERLOADED':
     case 'E_HOST_OOM':
     case 'E_DEVICE_OOM':
-      return new ResourceError(code, message, { retryable: true, ...opts });
     case 'E_UNAVAILABLE':
-      return new ResourceError(code, message, { retryable: true, ...opts });
+      return new ResourceError(code, message, opts);
     case 'E_NO_DEVICE':
     case 'E_CUDA':
     case 'E_DEVICE_LOST':
@@ -92,9 +124,11 @@ export function toCuzkError(err: unknown): CuzkError {
   return new InternalError('E_INTERNAL', errorMessage(err), { cause: err });
 }
 
-/** The message of anything thrown (an Error's message, else its string form). */
+/** The message of anything thrown: an Error's message, an object's string `message`, else its string form. */
 export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string') return (err as { message: string }).message;
+  return String(err);
 }
 
 /** An error as it crosses a worker thread: structured cloning keeps neither the class nor `code`. */
@@ -135,7 +169,7 @@ export function errorToWire(err: unknown, depth = 0): WireError {
 
 /** The error `errorToWire` described, of the same class with the same code, message and retryable flag. */
 export function errorFromWire(w: WireError): Error {
-  const opts: CuzkErrorOptions = { retryable: w.retryable, details: w.details, cause: w.cause && errorFromWire(w.cause) };
+  const opts: CuzkErrorOptions = { details: w.details, cause: w.cause && errorFromWire(w.cause) };
   const known = (ERROR_CODES as readonly string[]).includes(w.code ?? '') ? (w.code as ErrorCode) : undefined;
   let err: Error;
   if (w.kind === 'FormatError') err = new FormatError(w.message, opts);

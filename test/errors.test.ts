@@ -1,10 +1,14 @@
 // Errors across a worker thread (errorToWire / errorFromWire): each class of src/errors.ts comes
 // back as itself with its code, message, retryable flag, details and cause; anything else as an
-// Error with its name and code. The journal's thread (journal-thread.ts) relies on this.
+// Error with its name and code. The journal's thread (journal-thread.ts) relies on this. Also the
+// retry table (retryable from the code alone) and toCuzkError / errorMessage on anything thrown.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { CuzkError, DeviceError, errorFromWire, errorToWire, FormatError, InputError, InternalError, ProofError, ResourceError } from '../src/errors.js';
+import {
+  CuzkError, DeviceError, ERROR_CODES, errorForCode, errorFromWire, errorMessage, errorToWire, FormatError, InputError, InternalError, isRetryable, ProofError, ResourceError,
+  RETRY_POLICY, toCuzkError,
+} from '../src/errors.js';
 
 /** Through structured cloning, as a worker's postMessage sends it. */
 function across(err: unknown): Error {
@@ -21,8 +25,8 @@ describe('errors across a thread', () => {
     new CuzkError('E_INTERNAL', 'journal: witness blob truncated'),
     new InputError('E_NOT_FOUND', 'no job j1', { details: { jobId: 'j1' } }),
     new FormatError('zkey section 4: expected 8 coefficients, got 7'),
-    new ResourceError('E_UNAVAILABLE', 'journal /d/journal.sqlite: the disk is full', { retryable: true, cause: sqlite }),
-    new ResourceError('E_OVERLOADED', 'queue full', { retryable: false }),
+    new ResourceError('E_UNAVAILABLE', 'journal /d/journal.sqlite: the disk is full', { cause: sqlite }),
+    new ResourceError('E_OVERLOADED', 'queue full'),
     new DeviceError('E_DEVICE_LOST', 'gpu 0 lost'),
     new ProofError('E_PROOF_INVALID', 'verify failed'),
     new InternalError('E_INTERNAL', 'a bug'),
@@ -52,5 +56,52 @@ describe('errors across a thread', () => {
     assert.equal((got as { code?: string }).code, 'SQLITE_FULL');
     assert.equal(got.message, 'database or disk is full');
     assert.equal(across('just a string').message, 'just a string');
+  });
+});
+
+describe('retryable from the code', () => {
+  it('shared/style.md §3: overload, out-of-memory, unavailable and timeout later; a lost device once elsewhere; the rest never', () => {
+    const later = ['E_OVERLOADED', 'E_HOST_OOM', 'E_DEVICE_OOM', 'E_UNAVAILABLE', 'E_TIMEOUT'];
+    for (const code of ERROR_CODES) {
+      const want = later.includes(code) ? 'later' : code === 'E_DEVICE_LOST' ? 'other-device' : 'no';
+      assert.equal(RETRY_POLICY[code], want, code);
+      assert.equal(isRetryable(code), want !== 'no', code);
+      assert.equal(errorForCode(code, 'x').retryable, want !== 'no', `errorForCode ${code}`);
+      assert.equal(new CuzkError(code, 'x').retryable, want !== 'no', `new CuzkError ${code}`);
+    }
+  });
+
+  it('a throw site cannot override it (the option is ignored)', () => {
+    assert.equal(new ResourceError('E_OVERLOADED', 'full', { retryable: false }).retryable, true);
+    assert.equal(new CuzkError('E_INVALID_ARG', 'bad', { retryable: true }).retryable, false);
+  });
+});
+
+describe('toCuzkError and errorMessage', () => {
+  it('a CuzkError as it is', () => {
+    const e = new DeviceError('E_DEVICE_LOST', 'gpu:0 lost');
+    assert.equal(toCuzkError(e), e);
+  });
+
+  it('an Error: E_INTERNAL (InternalError) with its message, the original as cause', () => {
+    const orig = new TypeError('x is undefined');
+    const e = toCuzkError(orig);
+    assert.ok(e instanceof InternalError);
+    assert.equal(e.code, 'E_INTERNAL');
+    assert.equal(e.message, 'x is undefined');
+    assert.equal(e.cause, orig);
+    assert.equal(e.retryable, false);
+  });
+
+  it('a thrown non-error: its text, kept as cause; an object with a message: that message', () => {
+    assert.equal(toCuzkError('boom').message, 'boom');
+    assert.equal(toCuzkError('boom').cause, 'boom');
+    assert.equal(toCuzkError(42).message, '42');
+    assert.equal(toCuzkError(undefined).message, 'undefined');
+    assert.equal(toCuzkError(null).message, 'null');
+    assert.equal(toCuzkError({ message: 'plain object' }).message, 'plain object');
+    assert.equal(errorMessage(new Error('m')), 'm');
+    assert.equal(errorMessage(Symbol('s')), 'Symbol(s)');
+    assert.equal(errorMessage({ message: 7 }), '[object Object]');
   });
 });

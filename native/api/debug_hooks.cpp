@@ -4,8 +4,13 @@
 // CUZK_NO_IFMA unset). cuzk_debug_fq8_op: BN254 Fq and Fq2 ops through field/mont_ifma.hpp's 8 lanes
 // on Montgomery-form elements (< p, n a multiple of 8), the results reduced as the scalar path's are;
 // op 8 is the scalar divsteps inversion the flushes use (inv_public), on any CPU.
+// cuzk_debug_fail_next: the next |calls| cuzk_groth16_prove_ab calls (any device) fail with |code|
+// (DEVICE_LOST, DEVICE_OOM, ...), so the engine's error paths run on the CPU core; groth16.cpp's
+// check is one relaxed load while disarmed.
 #ifdef CUZK_TEST_HOOKS
+#include <atomic>
 #include <cstring>
+#include <string>
 
 #include "api/guard.hpp"
 #include "curve/affine.hpp"
@@ -18,6 +23,23 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 using namespace cuzk;
+
+namespace cuzk {
+// |debug_fail_code| is written before |debug_fail_calls| is released, and read after a call is taken
+std::atomic<int32_t> debug_fail_calls{0};
+static std::atomic<int32_t> debug_fail_code{CUZK_OK};
+
+// Takes one armed call, if one is left (several koffi threads may race for the last one), and fails
+// with the armed code in the name of |fn|.
+void debug_fail_take(const char* fn) {
+  int32_t n = debug_fail_calls.load(std::memory_order_relaxed);
+  while (n > 0 && !debug_fail_calls.compare_exchange_weak(n, n - 1, std::memory_order_acquire)) {
+  }
+  if (n <= 0) return;
+  const auto code = static_cast<cuzk_status>(debug_fail_code.load(std::memory_order_relaxed));
+  fail(code, std::string(fn) + ": " + cuzk_status_name(code) + " injected by cuzk_debug_fail_next (test hook)");
+}
+}  // namespace cuzk
 
 #ifdef CUZK_IFMA
 namespace {
@@ -82,6 +104,16 @@ CUZK_API int32_t cuzk_debug_ifma(void) {
 #else
   return 0;
 #endif
+}
+
+CUZK_API cuzk_status cuzk_debug_fail_next(int32_t code, int32_t calls, cuzk_error* err) {
+  return guard([&] {
+    require(code > CUZK_OK && code <= CUZK_E_INTERNAL, "cuzk_debug_fail_next: code must be a failure status (1..10)");
+    require(calls >= 0, "cuzk_debug_fail_next: calls must be >= 0 (0 disarms)");
+    debug_fail_calls.store(0, std::memory_order_relaxed);
+    debug_fail_code.store(code, std::memory_order_relaxed);
+    debug_fail_calls.store(calls, std::memory_order_release);
+  }, err);
 }
 
 CUZK_API cuzk_status cuzk_debug_fq8_op(int32_t op, const uint8_t* a, const uint8_t* b, uint8_t* out, uint64_t n,

@@ -5,6 +5,7 @@
 // one-shot prover (src/engine/prover.ts) make the same calls.
 // Argument checks only; the math lives below. CUZK_TRACE_PROVE=1 in the
 // environment prints each proof's phase timings (ms) to stderr, one line per proof.
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -15,6 +16,13 @@
 #include "groth16/prove_gpu.hpp"
 
 using namespace cuzk;
+
+#ifdef CUZK_TEST_HOOKS
+namespace cuzk {
+extern std::atomic<int32_t> debug_fail_calls;  // api/debug_hooks.cpp: cuzk_debug_fail_next
+void debug_fail_take(const char* fn);
+}  // namespace cuzk
+#endif
 
 namespace {
 
@@ -126,6 +134,9 @@ CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* w
   return guard([&] {
     require_prove_args(key, witness, ab, device);
     require(r && s && proof_out, "cuzk_groth16_prove_ab: NULL buffer");
+#ifdef CUZK_TEST_HOOKS
+    if (debug_fail_calls.load(std::memory_order_relaxed) > 0) debug_fail_take("cuzk_groth16_prove_ab");
+#endif
     prove_timings_t tm;
     with_curve(key->desc.curve, [&](auto c) {
       using C = decltype(c);

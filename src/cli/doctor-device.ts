@@ -9,6 +9,7 @@ import { NativeBuffer } from '../ffi/native-buffer.js';
 import type { Logger } from '../log.js';
 import type { ServeConfig } from '../server/startup/config.js';
 import { GiB, gib, type Check, type GpuSeen } from '../server/startup/preflight.js';
+import { errorMessage } from '../errors.js';
 
 // our own CUDA context takes ~0.5 GiB of each GPU; more in use than this is another process's
 const OTHER_PROCESS_GPU_BYTES = GiB;
@@ -22,7 +23,7 @@ export function backendChecks(cfg: ServeConfig, logger: Logger, checks: Check[])
   try {
     core = loadCore(logger);
   } catch (err) {
-    checks.push({ check: 'backend', status: 'fail', found: (err as Error).message, action: 'build the native core (npm run build:native), or unset CUZK_BACKEND' });
+    checks.push({ check: 'backend', status: 'fail', found: errorMessage(err), action: 'build the native core (npm run build:native), or unset CUZK_BACKEND' });
     return [];
   }
   const n = cfg.backend === 'cpu' || core.backend !== 'cuda' ? 0 : gpuCount();
@@ -64,7 +65,7 @@ function pinProbe(pinnedBudget: number): Check {
   try {
     while (held.length * PIN_PROBE_CHUNK < target && performance.now() - t0 < PIN_PROBE_MS) held.push(NativeBuffer.alloc(Math.min(PIN_PROBE_CHUNK, target - held.length * PIN_PROBE_CHUNK), { pinned: true }));
   } catch (err) {
-    failure = (err as Error).message;
+    failure = errorMessage(err);
   }
   const ms = performance.now() - t0;
   const bytes = held.reduce((s, b) => s + b.byteLength, 0);

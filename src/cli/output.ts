@@ -2,7 +2,7 @@
 // with the code and what to do next, exit statuses from the error code.
 import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CuzkError, InputError } from '../errors.js';
+import { CuzkError, errorMessage, InputError } from '../errors.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -38,11 +38,11 @@ export function reportError(err: unknown, ctx: CliContext): void {
   if (err instanceof CuzkError) {
     ctx.io.err(`cuzk: ${err.code}: ${err.message}\n`);
   } else {
-    ctx.io.err(`cuzk: E_INTERNAL: ${(err as Error)?.message ?? String(err)} (a bug: please report it with --verbose output)\n`);
+    ctx.io.err(`cuzk: E_INTERNAL: ${errorMessage(err)} (a bug: please report it with --verbose output)\n`);
   }
   if (ctx.verbose && err instanceof Error) {
     ctx.io.err(`${err.stack ?? ''}\n`);
-    if (err.cause) ctx.io.err(`cause: ${(err.cause as Error)?.stack ?? String(err.cause)}\n`);
+    if (err.cause) ctx.io.err(`cause: ${err.cause instanceof Error ? err.cause.stack : String(err.cause)}\n`);
   }
 }
 

@@ -1,6 +1,6 @@
 // `cuzk prove` and `cuzk fullprove`: snarkjs's argument order, snarkjs's output files.
 import { readFileSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
 import { WtnsFile } from '../formats/wtns.js';
 import { oneShotDevice, proveWithKey, type ProofResult } from '../engine/prover.js';
@@ -78,7 +78,7 @@ function readInput(path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new InputError('E_INVALID_ARG', `${path}: not valid JSON (${(cause as Error).message})`, { cause });
+    throw new InputError('E_INVALID_ARG', `${path}: not valid JSON (${errorMessage(cause)})`, { cause });
   }
 }
 

@@ -61,7 +61,7 @@ export async function keyRef(client: Pick<CuzkClient, 'loadKey'>, key: string, f
 /** A failed, cancelled or expired job as the error it carries. */
 function throwIfNotCompleted(job: JobInfo): void {
   if (job.state === 'completed') return;
-  if (job.state === 'queued' || job.state === 'running') throw new CuzkError('E_TIMEOUT', `job ${job.id} is still ${job.state}: run \`cuzk await ${job.id}\` later`, { retryable: true });
+  if (job.state === 'queued' || job.state === 'running') throw new CuzkError('E_TIMEOUT', `job ${job.id} is still ${job.state}: run \`cuzk await ${job.id}\` later`);
   const code = (job.error?.code ?? (job.state === 'cancelled' ? 'E_CANCELLED' : 'E_TIMEOUT')) as ErrorCode;
   throw errorForCode(code, `job ${job.id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`);
 }
@@ -145,7 +145,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
         `cuzk ${s.version} (${s.backend}), up ${(s.uptimeMs / 1000).toFixed(0)} s${s.draining ? ', draining' : ''}${s.paused ? ', queue paused' : ''}`,
         `queued: critical ${q.critical}, high ${q.high}, normal ${q.normal}, low ${q.low}; running ${s.running}`,
         `totals: ${Object.entries(s.totals).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-        ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${d.id === 'cpu' ? 'host memory budget ' : ''}${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}`),
+        ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${d.id === 'cpu' ? 'host memory budget ' : ''}${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}${d.healthy ? '' : `, unhealthy: ${d.unhealthyReason ?? 'no reason given'}`}`),
         poolLine(s.pinnedPool),
         ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
         ...s.fleet.map((m) => `fleet ${m.id}${m.id === s.daemonId ? ' (this daemon)' : ''}: ${m.address}, ${m.backend}, ${m.devices.map((d) => d.id).join(' ')}, ${m.keys.length} keys, ${m.running.length} jobs, heartbeat ${(m.heartbeatAgeMs / 1000).toFixed(1)} s ago`),

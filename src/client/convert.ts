@@ -77,7 +77,7 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
   return {
     backend: s.backend as EngineStatus['backend'],
     uptimeMs: num(s.uptimeMs),
-    devices: s.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: num(d.memoryTotal), memoryFree: num(d.memoryFree), currentJob: d.currentJob || undefined, utilisation: d.utilisation ?? null })),
+    devices: s.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: num(d.memoryTotal), memoryFree: num(d.memoryFree), currentJob: d.currentJob || undefined, utilisation: d.utilisation ?? null, healthy: !d.unhealthyReason, ...(d.unhealthyReason ? { unhealthyReason: d.unhealthyReason } : {}) })),
     keys: s.keys.map(keyFromProto),
     queues: { critical: s.queues.critical ?? 0, high: s.queues.high ?? 0, normal: s.queues.normal ?? 0, low: s.queues.low ?? 0 },
     running: s.running,
@@ -125,10 +125,10 @@ export function errorFromRpc(err: unknown, address: string): CuzkError {
     return errorForCode('E_UNAUTHORIZED', `TLS with the cuzk daemon at ${address} failed (${/SSL routines:[^:]*:([^:]+)/.exec(ce.rawMessage)?.[1] ?? ce.rawMessage}): check --tls-ca, and --tls-cert/--tls-key where the daemon wants client certificates`, { cause: err });
   }
   if (/stream closed with error code|socket hang up|ECONNRESET/.test(ce.rawMessage)) {
-    return errorForCode('E_UNAVAILABLE', `the cuzk daemon at ${address} closed the connection (${ce.rawMessage}): a TLS daemon needs --tls-ca (an https:// address)`, { cause: err, retryable: true });
+    return errorForCode('E_UNAVAILABLE', `the cuzk daemon at ${address} closed the connection (${ce.rawMessage}): a TLS daemon needs --tls-ca (an https:// address)`, { cause: err });
   }
   if (ce.code === Code.Unavailable || /\b(ECONNREFUSED|ENOENT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|ENOTFOUND)\b/.test(ce.rawMessage)) {
-    return errorForCode('E_UNAVAILABLE', `cannot reach the cuzk daemon at ${address} (${ce.rawMessage}): is \`cuzk serve\` running there?`, { cause: err, retryable: true });
+    return errorForCode('E_UNAVAILABLE', `cannot reach the cuzk daemon at ${address} (${ce.rawMessage}): is \`cuzk serve\` running there?`, { cause: err });
   }
   if (ce.code === Code.ResourceExhausted && /message size|max ?bytes/i.test(ce.rawMessage)) {
     return errorForCode('E_INVALID_ARG', `message too large: ${ce.rawMessage}`, { cause: err });

@@ -176,7 +176,7 @@ export async function uploadOverGrpc(t: GrpcUploadTarget, key: string, w: Uint8A
   try {
     await sendChunks(s, key, w, chunkBytes);
   } catch (err) {
-    s.destroy(err as Error); // the answer then settles with it
+    s.destroy(err instanceof Error ? err : new Error(String(err))); // the answer then settles with it
   }
   return answer;
 }

@@ -12,7 +12,7 @@ import type { DaemonStatus } from '../client/convert.js';
 import type { ProofOutput } from '../engine/api.js';
 import { percentile, submitStats, type RunCounts, type StreamStats, type SubmitStats } from '../engine/bench-stream.js';
 import { encodeVerificationKey, verifyGroth16 } from '../engine/verifier.js';
-import { CuzkError } from '../errors.js';
+import { CuzkError, errorMessage } from '../errors.js';
 import { parseProofJson, parsePublicJson } from '../formats/proof-json.js';
 import { verificationKeyFromZkey, type VerificationKey } from '../formats/vkey-json.js';
 import { ZkeyFile } from '../formats/zkey.js';
@@ -105,7 +105,7 @@ async function pump(clients: CuzkClient[], key: string, witness: Uint8Array, war
           sink.proofs.push(...(job.proofs ?? []));
         } else sink.errors.push(`${job.error?.code ?? job.state}: ${job.error?.message ?? ''}`);
       } catch (e) {
-        sink.errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: ${(e as Error)?.message ?? String(e)}`);
+        sink.errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: ${errorMessage(e)}`);
       }
       if (sink === warm) {
         if (++warmDone === warmup) onWindow();
@@ -129,7 +129,7 @@ function verifyAll(vk: VerificationKey, proofs: ProofOutput[]): { verified: numb
       if (verifyGroth16(vk, signals, proof, vkBytes)) verified++;
       else errors.push('E_PROOF_INVALID: a proof from the daemon does not verify here');
     } catch (e) {
-      errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: proof from the daemon: ${(e as Error).message}`);
+      errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: proof from the daemon: ${errorMessage(e)}`);
     }
   }
   return { verified, errors };

@@ -4,7 +4,7 @@
 // frames are kept, at most `maxFrames` and `maxBytes` of them, so the file fits what comes back from
 // the GPU machine (16 MiB a file); each frame is kept as the daemon's JSON text, not parsed again.
 import { writeFileSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 
 export interface CaptureOptions {
   /** the daemon's TCP address as CuzkClient takes it: host:port or http(s)://host:port */
@@ -63,7 +63,7 @@ export function captureDashboard(opts: CaptureOptions): DashboardCapture {
           while (c.frames.length > maxFrames || (bytes > maxBytes && c.frames.length > 1)) bytes -= c.frames.shift()!.length;
         }
       } catch (err) {
-        problem(`GET ${url}: ${(err as Error).message}`);
+        problem(`GET ${url}: ${errorMessage(err)}`);
       }
       const wait = everyMs - (performance.now() - started);
       if (!stopped && wait > 0) await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, wait).unref(); });

@@ -120,6 +120,10 @@ export interface DeviceStatus {
   currentJob?: string;
   /** Fraction of wall time kernels were running since start (from device events); null on the CPU. */
   utilisation: number | null;
+  /** False once a proof on it failed with E_DEVICE_LOST: it gets no more work (for the life of the engine). */
+  healthy: boolean;
+  /** Why it was marked unhealthy (that error's message); absent while healthy. */
+  unhealthyReason?: string;
 }
 
 export interface BudgetStatus {
@@ -245,6 +249,9 @@ export interface EngineConfig {
     beforeDevicePhase?: (at: { jobId: string; partition: number }, signal: AbortSignal) => Promise<void>;
     /** Awaited before each chunk the pool's background growth reserves, so a test sees growth step by step. */
     beforePoolChunk?: (chunk: { index: number; bytes: number }) => Promise<void>;
+    /** On a machine without a GPU, this many CPU-core lanes beside the first ('cpu:1', 'cpu:2', ...),
+     * so that the multi-lane paths (a lost lane's work moving to another) run without a GPU. Default 0. */
+    extraCpuLanes?: number;
   };
   /** Where the engine and the native loader log (a pino logger; its level is theirs). Default: the process's `log` (src/log.ts). */
   logger?: Logger;

@@ -9,6 +9,7 @@ import type { EngineConfig, KeyInfo } from './api.js';
 import { createEngine } from './create.js';
 import type { Engine } from './engine.js';
 import type { PinnedPoolStats } from './pinned-pool.js';
+import { errorMessage } from '../errors.js';
 
 export interface StreamOptions {
   /** .zkey path */
@@ -114,7 +115,7 @@ async function pump(engine: Engine, key: string, witness: Uint8Array, n: number,
         if (info.state === 'completed') latencies.push(performance.now() - t0);
         else errors.push(`${info.error?.code ?? info.state}: ${info.error?.message ?? ''}`);
       } catch (e) {
-        errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: ${(e as Error)?.message ?? String(e)}`);
+        errors.push(`${(e as { code?: string }).code ?? 'E_INTERNAL'}: ${errorMessage(e)}`);
       }
       onDone(++done);
     }

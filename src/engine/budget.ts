@@ -105,7 +105,7 @@ export class MemoryBudget {
       if (b > limit) {
         throw new ResourceError(p.startsWith('gpu') ? 'E_DEVICE_OOM' : 'E_HOST_OOM',
           `${label} needs ${mib(b)} of ${p} memory but the budget allows ${mib(limit)}: raise the ${p} limit or use a machine with more memory`,
-          { retryable: false, details: { pool: p, bytes: b, limit } });
+          { details: { pool: p, bytes: b, limit } });
       }
     }
   }

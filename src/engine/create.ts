@@ -64,7 +64,10 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   // the CPU core's memory is the host budget: its limit, and what keys and jobs have not reserved
   const hostFree = () => { const s = budget.status('host'); return s.limit - s.used; };
   const cpuLane = new DeviceLane(-1, 'CPU core', cfg.memory.host, hostFree);
-  if (lanes.length === 0) lanes.push(cpuLane);
+  if (lanes.length === 0) {
+    lanes.push(cpuLane);
+    for (let k = 1; k <= (cfg.testHooks?.extraCpuLanes ?? 0); k++) lanes.push(new DeviceLane(-1, 'CPU core', cfg.memory.host, hostFree, `cpu:${k}`));
+  }
   const usePinned = cfg.pinned;
   const engine = new Engine({
     config: cfg,

@@ -1,24 +1,26 @@
 // Engine: the ProvingEngine of api.ts. Owns the scheduler, memory budget, pinned pool, key cache,
 // device lanes, witness workers, spans and metrics, and runs each accepted job through
 // pipeline.ts. Per device lane, its phase-2 slots plus one more job are in the pipeline at once, so
-// the next job's CPU phase overlaps the current job's device phase; the rest wait in the priority
-// queues.
+// the next job's witness (and on the CPU core its synthesis) is ready while the current job's device
+// phase runs; the rest wait in the priority queues. A lane whose proof failed with E_DEVICE_LOST is
+// unhealthy for good (gpu-worker.ts): its proofs run on the lanes still serving (pipeline.ts
+// proveRetrying); with none left, jobs fail with E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { CuzkError, InputError, ResourceError } from '../errors.js';
+import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
   TRACE_MAX_SECONDS, type CheckedJob, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo, type KnownParts,
   type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
-import type { DeviceLane } from './gpu-worker.js';
+import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
 import { JobChecker } from './checked-job.js';
 import type { KeyCache } from './key-cache.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
-import { proofBufferBytes, provePartition, type PipelineDeps } from './pipeline.js';
+import { proofBufferBytes, proveRetrying, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
 import type { WitnessPool } from './witness-pool.js';
@@ -60,11 +62,27 @@ export class Engine implements ProvingEngine {
     this.#checker = new JobChecker(parts.keys, parts.config.maxPartitions);
     this.#metrics = parts.metrics(() => this.status());
     parts.spans.onSpan((s) => this.#metrics.span(s));
+    for (const lane of new Set([...parts.lanes, parts.cpuLane])) lane.onUnhealthy = (l) => this.#laneLost(l);
   }
 
-  /** Jobs in the pipeline at once: per lane, its phase-2 slots plus one in phase 1. */
+  /** Jobs in the pipeline at once: per healthy lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    return this.#p.lanes.reduce((n, l) => n + l.slots + 1, 0);
+    return this.#serving().reduce((n, l) => n + l.slots + 1, 0);
+  }
+
+  #serving(): DeviceLane[] {
+    return servingLanes(this.#p.lanes, this.#p.cpuLane);
+  }
+
+  #lostLanes(): string {
+    return lostLanes(this.#p.lanes, this.#p.cpuLane);
+  }
+
+  #laneLost(lane: DeviceLane): void {
+    const serving = this.#serving();
+    this.#p.log.error({ device: lane.id, reason: lane.unhealthyReason, serving: serving.map((l) => l.id) },
+      `device lane ${lane.id} marked unhealthy: it gets no more work; ${serving.length > 0 ? `its proofs move to ${serving.map((l) => l.id).join(', ')}` : 'no healthy lane is left, jobs fail with E_DEVICE_LOST'}`);
+    queueMicrotask(() => this.#dispatch());
   }
 
   /** The pinned pool (the bench marks its warm-up) and spans (for traces). */
@@ -84,7 +102,8 @@ export class Engine implements ProvingEngine {
 
   submit(req: JobRequest | CheckedJob, known?: KnownParts): JobInfo {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'engine is closed');
-    if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance', { retryable: true });
+    if (this.#draining) throw new ResourceError('E_OVERLOADED', 'the engine is shutting down and accepts no new jobs: retry on another instance');
+    if (this.#serving().length === 0) throw new DeviceError('E_NO_DEVICE', `no healthy device lane is left (${this.#lostLanes()}): this engine runs no more proofs; restart it, or send jobs to another instance`);
     // a job this engine checked runs as checked; anything else (a plain request, a copy) is checked now
     const checked = this.#checker.parts(req) ? (req as CheckedJob) : this.#checker.check(req, known);
     const parts = this.#checker.parts(checked)!;
@@ -158,7 +177,7 @@ export class Engine implements ProvingEngine {
     try {
       await this.#p.keys.load(e);
       for (const lane of this.#p.lanes) {
-        if (lane.device < 0) continue;
+        if (lane.device < 0 || !lane.healthy) continue;
         try {
           await this.#p.keys.onDevice(e, lane.device, new AbortController().signal);
         } catch (err) {
@@ -195,7 +214,8 @@ export class Engine implements ProvingEngine {
     return {
       backend: this.#p.backend,
       uptimeMs: Date.now() - this.#started,
-      devices: this.#p.lanes.map((l) => l.status()),
+      // the CPU core too once it serves for lost GPUs
+      devices: [...new Set([...this.#p.lanes, ...this.#serving()])].map((l) => l.status()),
       keys: this.#p.keys.list(),
       queues: this.#scheduler.depths(),
       running: this.#running.size,
@@ -272,6 +292,14 @@ export class Engine implements ProvingEngine {
   }
 
   #dispatch(): void {
+    if (this.#serving().length === 0) {
+      // nothing can run a queued job any more: each fails now rather than wait for ever
+      for (const job of this.#scheduler.all()) {
+        this.#scheduler.remove(job);
+        this.#end(job, 'failed', { code: 'E_DEVICE_LOST', message: `job ${job.id}: no healthy device lane is left to run it (${this.#lostLanes()})` });
+      }
+      return;
+    }
     while (!this.#draining && !this.#paused && this.#running.size < this.maxRunning) {
       const job = this.#scheduler.next();
       if (!job) return;
@@ -296,7 +324,7 @@ export class Engine implements ProvingEngine {
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
-      const parts = Array.from({ length: job.partitions }, (_, k) => provePartition(job, k, key, deps));
+      const parts = Array.from({ length: job.partitions }, (_, k) => proveRetrying(job, k, key, deps));
       // the first partition to fail is the job's reason; it halts its siblings at their next phase
       // boundary, and every partition settles (and frees its buffers) before the job ends
       let first: unknown;
@@ -309,7 +337,7 @@ export class Engine implements ProvingEngine {
       job.proofs = settled.map((s) => (s as PromiseFulfilledResult<NonNullable<Job['proofs']>[number]>).value);
       this.#end(job, 'completed');
     } catch (e) {
-      const err = e instanceof CuzkError ? e : new CuzkError('E_INTERNAL', (e as Error)?.message ?? String(e));
+      const err = toCuzkError(e);
       if (job.stopAs) this.#end(job, job.stopAs);
       else this.#end(job, 'failed', { code: err.code, message: err.message });
     } finally {

@@ -35,6 +35,9 @@ export class EngineMetrics {
     gauge('cuzk_device_utilisation', 'Fraction of wall time kernels ran since start (device events)', ['device'], (g, s) => {
       for (const d of s.devices) if (d.utilisation !== null) g.set({ device: d.id }, d.utilisation);
     });
+    gauge('cuzk_device_healthy', '1 while the device lane takes work, 0 once a proof on it failed with E_DEVICE_LOST', ['device'], (g, s) => {
+      for (const d of s.devices) g.set({ device: d.id }, d.healthy ? 1 : 0);
+    });
     gauge('cuzk_memory_used_bytes', 'Memory budget in use, by pool', ['pool'], (g, s) => {
       g.set({ pool: 'host' }, s.budget.host.used);
       g.set({ pool: 'pinned' }, s.budget.pinned.used);

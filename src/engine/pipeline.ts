@@ -5,8 +5,9 @@
 //   phase 2 on the least-loaded device lane (H2D, synthesis on a GPU, NTT, MSM; GPU scratch reserved
 //   for the call) → finalize (decode) → verify → buffers back to the pool.
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
-// request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED.
-import { CuzkError, ProofError } from '../errors.js';
+// request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED. Only
+// healthy lanes get a proof; one lost with its lane (E_DEVICE_LOST) runs again elsewhere (proveRetrying).
+import { CuzkError, DeviceError, ProofError } from '../errors.js';
 import { scalarToLe } from '../formats/lem.js';
 import { proofToJson, publicToJson } from '../formats/proof-json.js';
 import { checkWitnessMatchesKey, WtnsFile } from '../formats/wtns.js';
@@ -15,7 +16,7 @@ import type { Logger } from '../log.js';
 import type { EngineConfig, ProofOutput } from './api.js';
 import { checkKeyUnchanged } from './checked-job.js';
 import type { MemoryBudget, Request } from './budget.js';
-import type { DeviceLane } from './gpu-worker.js';
+import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
 import type { PinnedPool, PooledBuffer } from './pinned-pool.js';
 import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof-bytes.js';
@@ -67,14 +68,19 @@ export function cpuScratchBytes(domainSize: number): number {
 
 const warnedTooBig = new WeakSet<ProvingKey>();
 
-// The lanes whose memory budget can hold the key (points and coefficients) and a proof's scratch:
-// GPUs, or the CPU core alone (on a machine without GPUs, or for a key no GPU can hold, said once per
-// key in the log). Which of them runs the proof is chosen at phase 2, the least loaded.
-function lanesFor(deps: PipelineDeps, key: ProvingKey): DeviceLane[] {
+// The healthy lanes whose memory budget can hold the key (points and coefficients) and a proof's
+// scratch: GPUs, or the CPU core alone (on a machine without GPUs, for a key no GPU can hold, said
+// once per key in the log, or once every GPU is unhealthy). Which of them runs the proof is chosen at
+// phase 2, the least loaded. No healthy lane left: E_DEVICE_LOST.
+export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget' | 'log'>, key: ProvingKey): DeviceLane[] {
   const h = key.header;
-  const fits = deps.lanes.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
+  const healthy = deps.lanes.filter((l) => l.healthy);
+  const fits = healthy.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
   if (fits.length > 0) return fits;
-  if (!warnedTooBig.has(key)) {
+  if (!deps.cpuLane.healthy) {
+    throw new DeviceError('E_DEVICE_LOST', `no healthy device lane left for ${h.path} (${lostLanes(deps.lanes, deps.cpuLane)})`, { details: { ran: false } });
+  }
+  if (healthy.length > 0 && !warnedTooBig.has(key)) {
     warnedTooBig.add(key);
     deps.log.warn({
       path: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
@@ -150,8 +156,9 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
       stopped();
     }
 
-    // phase 2 on a device lane
-    const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
+    // phase 2 on a device lane (one that went unhealthy since lanesFor refuses the proof: the engine retries it)
+    const ready = lanes.filter((l) => l.healthy);
+    const lane = (ready.length > 0 ? ready : lanes).reduce((a, b) => (b.load < a.load ? b : a));
     const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
     const r = deps.testRandomness?.r ?? randomScalar(h.r);
     const s = deps.testRandomness?.s ?? randomScalar(h.r);
@@ -192,6 +199,27 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   } finally {
     abBuf?.release();
     wBuf!.release();
+  }
+}
+
+/** provePartition, run again on a lane still serving after E_DEVICE_LOST: once after it failed on a
+ * lane, and each time it was bounced unrun (details.ran false) from a lane that went unhealthy (lanes
+ * never come back, so that is bounded by their number). Not once the job is stopping, nor with no
+ * lane left. Throws what the last attempt threw. */
+export async function proveRetrying(job: Job, part: number, key: ProvingKey, deps: PipelineDeps): Promise<ProofOutput> {
+  for (let failures = 0; ;) {
+    try {
+      return await provePartition(job, part, key, deps);
+    } catch (err) {
+      if (!(err instanceof CuzkError) || err.code !== 'E_DEVICE_LOST' || job.cancelFlag[0]) throw err;
+      if (err.details?.ran !== false && ++failures > 1) throw err;
+      const serving = servingLanes(deps.lanes, deps.cpuLane);
+      if (serving.length === 0) {
+        if (err.details?.ran === false) throw err; // it says why already
+        throw new DeviceError('E_DEVICE_LOST', `${err.message}; no healthy device lane is left to retry on`, { details: err.details, cause: err });
+      }
+      deps.log.warn({ jobId: job.id, partition: part, error: err.message, on: serving.map((l) => l.id) }, 'proof retried on another device lane');
+    }
   }
 }
 

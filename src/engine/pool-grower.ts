@@ -8,6 +8,7 @@
 import type { Logger } from '../log.js';
 import type { PinnedPoolStatus } from './api.js';
 import { mib } from './budget.js';
+import { errorMessage } from '../errors.js';
 
 export interface GrowTarget {
   /** Reserves and allocates one chunk of `bytes` into the pool; false when the budget has no room now. */
@@ -114,7 +115,7 @@ export class PoolGrower {
         firstChunk();
       }
     } catch (err) {
-      this.#blocked(`allocating a chunk failed: ${(err as Error).message}`);
+      this.#blocked(`allocating a chunk failed: ${errorMessage(err)}`);
     } finally {
       this.#running = false;
       firstChunk();

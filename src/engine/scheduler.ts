@@ -37,7 +37,7 @@ export class Scheduler<J extends { id: string; priority: Priority }> {
   /** Throws E_OVERLOADED when full. */
   admit(): void {
     if (this.size >= this.maxQueue) {
-      throw new ResourceError('E_OVERLOADED', `the queue is full (${this.size} of ${this.maxQueue} jobs queued): retry later`, { retryable: true, details: { queued: this.depths(), maxQueue: this.maxQueue } });
+      throw new ResourceError('E_OVERLOADED', `the queue is full (${this.size} of ${this.maxQueue} jobs queued): retry later`, { details: { queued: this.depths(), maxQueue: this.maxQueue } });
     }
   }
 

@@ -3,7 +3,7 @@
 // worker that dies fails only its own task and is replaced.
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { CuzkError, errorForCode, type ErrorCode } from '../errors.js';
+import { CuzkError, type ErrorCode, errorForCode, errorMessage } from '../errors.js';
 import { startModuleWorker } from './module-worker.js';
 
 interface Pending {
@@ -65,7 +65,7 @@ export class WitnessPool {
       else p.resolve(new Uint8Array(m.wtns!.buffer, m.wtns!.byteOffset, m.wtns!.byteLength));
     });
     const fail = (e: unknown) => {
-      for (const p of slot.pending.values()) p.reject(new CuzkError('E_INTERNAL', `witness worker failed: ${(e as Error)?.message ?? e}`));
+      for (const p of slot.pending.values()) p.reject(new CuzkError('E_INTERNAL', `witness worker failed: ${errorMessage(e)}`));
       slot.pending.clear();
       const i = this.#slots.indexOf(slot);
       if (i >= 0) this.#slots.splice(i, 1);

@@ -1,7 +1,7 @@
 // Worker thread body for WitnessPool: computes one witness per message with circom's wasm and
 // posts the .wtns image back (transferred, not copied), or the error's code and message.
 import { parentPort } from 'node:worker_threads';
-import { CuzkError } from '../errors.js';
+import { CuzkError, errorMessage } from '../errors.js';
 import { computeWitness } from './witness.js';
 
 interface Task {
@@ -19,7 +19,7 @@ parentPort?.on('message', (t: Task) => {
     },
     (e: unknown) => {
       const code = e instanceof CuzkError ? e.code : 'E_INTERNAL';
-      parentPort!.postMessage({ id: t.id, error: { code, message: (e as Error).message ?? String(e) } });
+      parentPort!.postMessage({ id: t.id, error: { code, message: errorMessage(e) } });
     },
   );
 });

@@ -5,7 +5,7 @@
 // thread it is imported in. Circom 1 generators (legacy) go through circom_runtime on the caller's
 // thread. Input errors and constraint failures become InputErrors naming the files.
 import { readFileSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { errorMessage, InputError } from '../errors.js';
 import { encodeWtns } from '../formats/wtns.js';
 
 interface Circom2Exports {
@@ -131,7 +131,7 @@ export async function computeWitness(wasmPath: string, input: unknown, inputName
     try {
       module = await WebAssembly.compile(code);
     } catch (cause) {
-      throw new InputError('E_INVALID_ARG', `${wasmPath}: not a circom witness generator (${(cause as Error).message})`, { cause });
+      throw new InputError('E_INVALID_ARG', `${wasmPath}: not a circom witness generator (${errorMessage(cause)})`, { cause });
     }
     modules.set(wasmPath, module);
   }
@@ -145,7 +145,7 @@ export async function computeWitness(wasmPath: string, input: unknown, inputName
     const calc = await mod.WitnessCalculatorBuilder(code ?? readFileSync(wasmPath), { memorySize: 2048 });
     return await calc.calculateWTNSBin(input, true);
   } catch (cause) {
-    const msg = String((cause as Error).message ?? cause).split('\n')[0];
+    const msg = errorMessage(cause).split('\n')[0];
     throw new InputError('E_INVALID_ARG', `${inputName}: the circuit ${wasmPath} rejected the input: ${msg}`, { cause });
   }
 }

@@ -110,6 +110,7 @@ export function declare(lib: LibraryHandle) {
     debug_fq8_op: f('cuzk_debug_fq8_op', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
     debug_gpu_counter: c('cuzk_debug_gpu_counter', 'uint64_t cuzk_debug_gpu_counter(int32_t)'),
     debug_bingcd_inv: f('cuzk_debug_bingcd_inv', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    debug_fail_next: f('cuzk_debug_fail_next', 'int32_t', ['int32_t', 'int32_t', E]),
     debug_affine_lanes: f('cuzk_debug_affine_lanes', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint64_t', 'uint32_t *', 'uint32_t *', 'uint64_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint8_t *', 'uint64_t', 'uint8_t *', 'uint8_t *', E]),
     groth16_verify: f('cuzk_groth16_verify', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint32_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), E]),
   };

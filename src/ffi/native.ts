@@ -1,9 +1,9 @@
 // Typed wrappers over the C ABI: one function per cuzk.h entry point, Uint8Array in and out,
 // CuzkError on failure. Arguments are checked here before any pointer crosses the boundary
 // (sizes only: callers validate contents such as ranges and curve membership).
-import { CuzkError } from '../errors.js';
+import { CuzkError, type ErrorCode } from '../errors.js';
 import { loadCore } from './load.js';
-import { check, newErrorSlot } from './status.js';
+import { check, NATIVE_STATUS, newErrorSlot } from './status.js';
 
 export const CURVE_ID = { bn128: 1, bls12381: 2 } as const;
 export type CurveName = keyof typeof CURVE_ID;
@@ -71,6 +71,15 @@ export function debugIfma(): boolean {
 export function debugFq8Op(op: number, a: Uint8Array, b: Uint8Array, out: Uint8Array, n: number): void {
   for (const [buf, what] of [[a, 'a'], [b, 'b'], [out, 'out']] as const) need(buf, 32 * n, `debugFq8Op ${what}`);
   call('cuzk_debug_fq8_op', (s) => loadCore().abi.debug_fq8_op(op, a, b, out, n, s));
+}
+
+/** Test hook (CUZK_TEST_HOOKS builds): the next `calls` phase-2 prove calls (cuzk_groth16_prove_ab,
+ * on any device) fail with `code`, a native status such as E_DEVICE_LOST or E_DEVICE_OOM, their
+ * message saying it was injected; `calls` 0 disarms. */
+export function debugFailNext(code: ErrorCode, calls = 1): void {
+  const status = NATIVE_STATUS.indexOf(code);
+  if (status <= 0) throw new CuzkError('E_INVALID_ARG', `debugFailNext: ${code} is not a native status (one of ${NATIVE_STATUS.slice(1).join(', ')})`);
+  call('cuzk_debug_fail_next', (s) => loadCore().abi.debug_fail_next(status, calls, s));
 }
 
 /** Test hook: a count the CUDA core keeps of the kernel variants it ran (0: batch-affine bucket passes); 0 on the CPU build. */

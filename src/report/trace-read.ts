@@ -2,7 +2,7 @@
 // on named threads, the queue as "b"/"e" async pairs) back into spans on named tracks. Anything that
 // is not such a trace is one FormatError naming the file and what is wrong, never a crash.
 import { readFileSync, statSync } from 'node:fs';
-import { FormatError, InputError } from '../errors.js';
+import { errorMessage, FormatError, InputError } from '../errors.js';
 
 /** One interval on a track, in ms from the trace's time origin. */
 export interface TraceSpan {
@@ -36,7 +36,7 @@ export function readTraceFile(file: string): TraceSpan[] {
     doc = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     // V8's message can quote the text, newlines included: keep the error one line
-    throw new FormatError(`${file}: not JSON (${(err as Error).message.replace(/\s+/g, ' ').slice(0, 200)})`, { cause: err });
+    throw new FormatError(`${file}: not JSON (${errorMessage(err).replace(/\s+/g, ' ').slice(0, 200)})`, { cause: err });
   }
   return parseTrace(doc, file);
 }

@@ -3,8 +3,8 @@
 // close the listener, close the engine, journal what finished; unfinished jobs stay queued).
 import { existsSync, lstatSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../errors.js';
-import type { ProvingEngine } from '../engine/api.js';
+import { errorMessage, InputError } from '../errors.js';
+import type { EngineStatus, ProvingEngine } from '../engine/api.js';
 import type { Logger } from '../log.js';
 import { checkExposure, parseListen } from './transport/auth.js';
 import { uploadedKeysDir, type ServeConfig } from './startup/config.js';
@@ -75,7 +75,7 @@ export class Daemon {
     const dashboardAssets = loadDashboardAssets(this.deps.packageRoot);
     if (!dashboardAssets.ok) log.warn({ problem: dashboardAssets.problem }, 'dashboard unavailable: GET / answers 503, RPCs are served');
     const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics(), dashboardAssets };
-    this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? store.writeProblem() : 'starting or stopping') });
+    this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? (noHealthyDevice(engine.status()) ?? store.writeProblem()) : 'starting or stopping') });
     const server = this.#listener.server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => reject(new InputError('E_INVALID_ARG', `cannot listen on ${cfg.listen}: ${err.code === 'EADDRINUSE' ? 'the address is in use (another cuzk serve?)' : err.message}`, { cause: err })));
@@ -102,7 +102,7 @@ export class Daemon {
       const n = await this.deps.store.purge(before);
       if (n > 0) this.deps.log.info({ purged: n }, 'old results purged');
     } catch (err) {
-      this.deps.log.error({ err: (err as Error).message }, 'purging old results failed: retried at the next interval');
+      this.deps.log.error({ err: errorMessage(err) }, 'purging old results failed: retried at the next interval');
     }
   }
 
@@ -138,4 +138,10 @@ export class Daemon {
     log.info({ unfinished: unfinished.length }, 'stopped: unfinished jobs stay queued in the journal');
     return { unfinished: unfinished.length };
   }
+}
+
+/** /readyz's reason when no device lane takes work (each lost with E_DEVICE_LOST), else undefined. */
+export function noHealthyDevice(s: Pick<EngineStatus, 'devices'>): string | undefined {
+  if (s.devices.some((d) => d.healthy)) return undefined;
+  return `no healthy device: ${s.devices.map((d) => `${d.id}: ${d.unhealthyReason ?? 'unhealthy'}`).join('; ')}`;
 }

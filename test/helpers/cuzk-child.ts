@@ -7,9 +7,14 @@
 // <dir>/chunk-<i> exists: a test lets the pool grow one chunk at a time.
 // With CUZK_TEST_MEMINFO=<file>, `cuzk serve`'s memory-aware start reads that file (meminfo's format)
 // instead of /proc/meminfo, at every poll: a test raises MemAvailable by rewriting it.
+// With CUZK_TEST_FAIL_NEXT=<code>[:<calls>] (E_DEVICE_LOST, E_DEVICE_OOM; calls default 1), the
+// native hook cuzk_debug_fail_next is armed before the first proof's device phase: the next <calls>
+// prove calls fail with that code.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
+import type { ErrorCode } from '../../src/errors.js';
+import { debugFailNext } from '../../src/ffi/native.js';
 import { setMeminfoSource } from '../../src/server/startup/memory-wait.js';
 import { readMeminfo } from '../../src/server/startup/preflight.js';
 import { setEngineTestHooks } from '../../src/server/startup/start-engine.js';
@@ -28,7 +33,20 @@ if (poolGate) {
     while (!existsSync(path.join(poolGate, `chunk-${index}`))) await new Promise((r) => setTimeout(r, 5));
   };
 }
-if (gate || poolGate) setEngineTestHooks(hooks);
+const failNext = process.env.CUZK_TEST_FAIL_NEXT;
+if (failNext) {
+  const [code, calls] = failNext.split(':');
+  const before = hooks.beforeDevicePhase;
+  let armed = false;
+  hooks.beforeDevicePhase = async (at, signal) => {
+    if (!armed) {
+      armed = true;
+      debugFailNext(code as ErrorCode, calls === undefined ? 1 : Number(calls));
+    }
+    await before?.(at, signal);
+  };
+}
+if (gate || poolGate || failNext) setEngineTestHooks(hooks);
 
 const meminfo = process.env.CUZK_TEST_MEMINFO;
 if (meminfo) setMeminfoSource(() => readMeminfo(readFileSync(meminfo, 'utf8')));

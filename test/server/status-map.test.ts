@@ -1,11 +1,12 @@
 // The one table from error code to network status: complete, its HTTP column is what Connect sends
-// for its gRPC code, and the SDK maps every code back to itself through the ErrorDetail/header.
+// for its gRPC code, and the SDK maps every code back to itself through the ErrorDetail/header;
+// the plain routes' one JSON error body (errorBody / sendError).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { errorFromRpc } from '../../src/client/convert.js';
 import { CuzkError, ERROR_CODES } from '../../src/errors.js';
-import { STATUS_MAP, toConnectError } from '../../src/server/transport/status-map.js';
+import { errorBody, sendError, STATUS_MAP, toConnectError } from '../../src/server/transport/status-map.js';
 
 // Connect protocol spec, "Error codes": gRPC code → HTTP status
 const CONNECT_HTTP: Partial<Record<Code, number>> = {
@@ -39,5 +40,26 @@ describe('status map', () => {
     assert.equal(errorFromRpc(new ConnectError('message size 9 is larger than configured readMaxBytes 5', Code.ResourceExhausted), 'a').code, 'E_INVALID_ARG');
     assert.equal(errorFromRpc(new ConnectError('busy', Code.ResourceExhausted), 'a').code, 'E_OVERLOADED');
     assert.equal(errorFromRpc(new Error('boom'), 'a').code, 'E_INTERNAL');
+  });
+
+  it('a CuzkError survives the trip with the retryable flag of its code', () => {
+    for (const code of ERROR_CODES) {
+      const sent = new CuzkError(code, 'x');
+      assert.equal(errorFromRpc(toConnectError(sent), 'addr').retryable, sent.retryable, code);
+    }
+  });
+
+  it('the plain routes\' error body: {error: {code, message, jobId?}} with the table\'s HTTP status', () => {
+    for (const code of ERROR_CODES) {
+      assert.deepEqual(errorBody(new CuzkError(code, `a ${code}`)), { status: STATUS_MAP[code].http, body: { error: { code, message: `a ${code}` } } });
+    }
+    assert.deepEqual(errorBody(new CuzkError('E_NOT_FOUND', 'gone'), 'j1').body, { error: { code: 'E_NOT_FOUND', message: 'gone', jobId: 'j1' } });
+    assert.deepEqual(errorBody(new TypeError('bug')), { status: 500, body: { error: { code: 'E_INTERNAL', message: 'bug' } } });
+    assert.deepEqual(errorBody('thrown text').body, { error: { code: 'E_INTERNAL', message: 'thrown text' } });
+    const sent: { status?: number; headers?: Record<string, string>; body?: string } = {};
+    sendError({ writeHead: (status, headers) => Object.assign(sent, { status, headers }), end: (body) => (sent.body = body) }, new CuzkError('E_UNAUTHORIZED', 'token'), { headers: { 'x-a': '1' } });
+    assert.equal(sent.status, 401);
+    assert.deepEqual(JSON.parse(sent.body!), { error: { code: 'E_UNAUTHORIZED', message: 'token' } });
+    assert.deepEqual(sent.headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(sent.body!)), 'x-a': '1' });
   });
 });

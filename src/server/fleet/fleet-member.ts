@@ -21,6 +21,7 @@ import { LeaseReaper } from './lease-reaper.js';
 import { CHANNELS, PgClaims, type FreeBudget } from './pg-claims.js';
 import { PgFleet, QueueListener, type FleetMember as Member } from './pg-fleet.js';
 import { decideNotices, probeNotices, type NotifyMode } from './pg-notify.js';
+import { errorMessage } from '../../errors.js';
 
 /** What the fleet asks of the daemon's JobService. */
 export interface ClaimRunner {
@@ -126,7 +127,7 @@ export class FleetMember {
         else if (r.cancelRequested && r.owner === this.id) this.#notified(CHANNELS.cancel, id);
       }
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'reading the state of this daemon\'s jobs failed: retried in 1 s');
+      this.log.warn({ err: errorMessage(err) }, 'reading the state of this daemon\'s jobs failed: retried in 1 s');
     } finally {
       this.#polling = false;
     }
@@ -140,7 +141,7 @@ export class FleetMember {
       this.#cancelApplied.add(id);
     } catch (err) {
       // claimed but not yet in the engine: the next heartbeat (or poll) applies it
-      this.log.debug({ jobId: id, err: (err as Error).message }, 'cancel not applied yet');
+      this.log.debug({ jobId: id, err: errorMessage(err) }, 'cancel not applied yet');
     }
   }
 
@@ -159,7 +160,7 @@ export class FleetMember {
     try {
       do {
         this.#again = false;
-        while (!this.#stopped && !this.engine.status().paused && this.#held.size < this.#maxInHand()) {
+        while (!this.#stopped && this.#takesWork() && this.#held.size < this.#maxInHand()) {
           const t0 = performance.now();
           const keys = this.engine.listKeys().flatMap((k) => [k.id, k.path]);
           const c = await this.claims.claim(this.id, this.#free(), keys, this.leaseMs);
@@ -174,19 +175,26 @@ export class FleetMember {
           } catch (err) {
             this.#held.delete(c.job.id);
             await this.claims.release(this.id, [c.job.id]);
-            this.log.warn({ jobId: c.job.id, err: (err as Error).message }, 'claimed job refused by the engine: given back to the queue');
+            this.log.warn({ jobId: c.job.id, err: errorMessage(err) }, 'claimed job refused by the engine: given back to the queue');
             break;
           }
         }
       } while (this.#again && !this.#stopped);
     } catch (err) {
-      this.log.error({ err: (err as Error).message }, 'claiming failed: retried within a second');
+      this.log.error({ err: errorMessage(err) }, 'claiming failed: retried within a second');
     }
   }
 
-  /** Jobs in hand: each lane's slots plus the one whose phase 1 overlaps them. */
+  /** Not paused, and a device lane is healthy: a daemon whose devices are all lost claims nothing
+   * (the engine would refuse it with E_NO_DEVICE), and the other daemons take the queue. */
+  #takesWork(): boolean {
+    const s = this.engine.status();
+    return !s.paused && s.devices.some((d) => d.healthy);
+  }
+
+  /** Jobs in hand: each healthy lane's slots plus the one whose phase 1 overlaps them. */
   #maxInHand(): number {
-    const gpus = this.engine.status().devices.filter((d) => d.id.startsWith('gpu:')).length;
+    const gpus = this.engine.status().devices.filter((d) => d.id.startsWith('gpu:') && d.healthy).length;
     return gpus > 0 ? gpus * 3 : 2;
   }
 
@@ -278,7 +286,7 @@ export class FleetMember {
         keys: s.keys.map((k) => k.id), budget: s.budget,
       });
     } catch (err) {
-      this.log.error({ err: (err as Error).message }, 'heartbeat failed: leases run out unless the next one succeeds');
+      this.log.error({ err: errorMessage(err) }, 'heartbeat failed: leases run out unless the next one succeeds');
     }
   }
 
@@ -315,7 +323,7 @@ export class FleetMember {
       if (n > 0) await this.announce();
       await this.fleet.leave(this.id);
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'leaving the fleet failed: its leases run out and other daemons requeue its jobs');
+      this.log.warn({ err: errorMessage(err) }, 'leaving the fleet failed: its leases run out and other daemons requeue its jobs');
     }
   }
 }

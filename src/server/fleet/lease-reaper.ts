@@ -6,6 +6,7 @@
 import type { Logger } from '../../log.js';
 import { CHANNELS, type PgClaims } from './pg-claims.js';
 import type { PgFleet } from './pg-fleet.js';
+import { errorMessage } from '../../errors.js';
 
 export class LeaseReaper {
   #timer: NodeJS.Timeout | undefined;
@@ -37,7 +38,7 @@ export class LeaseReaper {
       await this.fleet.forget(Math.max(60_000, this.opts.leaseMs * 100));
       return requeued.length;
     } catch (err) {
-      log.error({ err: (err as Error).message }, 'reaping expired leases failed: retried at the next interval');
+      log.error({ err: errorMessage(err) }, 'reaping expired leases failed: retried at the next interval');
       return 0;
     } finally {
       this.#running = false;

@@ -4,6 +4,7 @@
 // itself (1 s apart); what it missed meanwhile the daemon's once-a-second claim pass and heartbeat
 // catch up on, so a lost notification delays work by at most that, never loses it.
 import pg from 'pg';
+import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { CHANNELS, NOW_MS } from './pg-claims.js';
 
@@ -72,13 +73,13 @@ export class QueueListener {
 
   async start(): Promise<void> {
     const c = new pg.Client({ connectionString: this.url, application_name: 'cuzk serve listen' });
-    const lost = (err?: Error) => {
+    const lost = (err?: unknown) => {
       if (this.#client !== c) return;
       this.#client = undefined;
       c.removeAllListeners('notification');
       c.end().catch(() => undefined);
       if (this.#closed) return;
-      this.log.warn({ err: err?.message }, 'queue listener lost its connection: reconnecting in 1 s (work is still claimed once a second)');
+      this.log.warn({ err: err === undefined ? undefined : errorMessage(err) }, 'queue listener lost its connection: reconnecting in 1 s (work is still claimed once a second)');
       this.#schedule();
     };
     c.on('error', lost);
@@ -89,7 +90,7 @@ export class QueueListener {
       await c.connect();
       for (const ch of Object.values(CHANNELS)) await c.query(`LISTEN ${ch}`);
     } catch (err) {
-      lost(err as Error);
+      lost(err);
     }
   }
 

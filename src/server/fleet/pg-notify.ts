@@ -7,6 +7,7 @@
 // job ends reach other daemons by a store read once a second.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { errorMessage } from '../../errors.js';
 
 export const NOTIFY_MODES = ['auto', 'on', 'off'] as const;
 export type NotifyMode = (typeof NOTIFY_MODES)[number];
@@ -50,7 +51,7 @@ export async function probeNotices(url: string, timeoutMs = 2000): Promise<strin
         await c.query(sql, [...values]);
       } catch (err) {
         if (!refusedByServer(err)) throw err;
-        return `${what} refused: ${(err as Error).message}`;
+        return `${what} refused: ${errorMessage(err)}`;
       }
     }
     return (await back) ? undefined : `LISTEN and pg_notify() were accepted but no notification came back within ${timeoutMs} ms (a pooler in transaction mode? set store.notify = off there)`;

@@ -6,7 +6,7 @@
 // is retried once a second for store.witness_wait_ms, then the job ends failed with the reason; an
 // answer that cannot change (no such witness, wrong token, other bytes) fails it at once.
 import path from 'node:path';
-import { CuzkError, ResourceError } from '../../errors.js';
+import { CuzkError, errorMessage, ResourceError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { StoredJob } from '../journal/job-store.js';
 import type { KeyShape, SpooledWitness, WitnessSpool } from '../intake/spool.js';
@@ -70,12 +70,12 @@ async function fetchOne(s: StoredJob, n: number, f: SpooledWitness, d: WitnessFe
         return got;
       } catch (err) {
         if (err instanceof Final) throw err.error;
-        reason = `${address}: ${(err as Error).message}`;
+        reason = `${address}: ${errorMessage(err)}`;
       }
     }
     const left = until - Date.now();
     if (left <= 0) {
-      throw new ResourceError('E_UNAVAILABLE', `${what}: spooled by daemon ${from}, unreachable for ${d.waitMs} ms (${reason}): submit the job again`, { retryable: true });
+      throw new ResourceError('E_UNAVAILABLE', `${what}: spooled by daemon ${from}, unreachable for ${d.waitMs} ms (${reason}): submit the job again`);
     }
     d.log.warn({ jobId: s.id, witness: n, from, reason }, 'witness not fetched yet: retrying');
     await new Promise((r) => setTimeout(r, Math.min(1000, left)));
@@ -90,7 +90,7 @@ async function fetchOnce(url: string, what: string, f: SpooledWitness, d: Witnes
     res = await fetch(url, { headers: d.token ? { authorization: `Bearer ${d.token}` } : {}, signal: ac.signal });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(cause?.code ?? cause?.message ?? (err as Error).message);
+    throw new Error(cause?.code ?? cause?.message ?? errorMessage(err));
   } finally {
     clearTimeout(timer);
   }

@@ -4,6 +4,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { errorMessage } from '../../errors.js';
 
 export type SpoolOp =
   | { seq: number; op: 'open'; id: string; path: string }
@@ -59,7 +60,7 @@ parentPort?.on('message', (m: SpoolOp) => {
   try {
     reply = { seq: m.seq, sha256: run(m) };
   } catch (err) {
-    reply = { seq: m.seq, error: { code: (err as NodeJS.ErrnoException).code, message: (err as Error).message } };
+    reply = { seq: m.seq, error: { code: (err as NodeJS.ErrnoException).code, message: errorMessage(err) } };
   }
   if (m.op === 'write' && m.recycle && m.bytes.buffer instanceof ArrayBuffer) {
     reply.recycled = m.bytes;

@@ -184,7 +184,7 @@ export class SpoolWriter {
     const r = await reply;
     if (r.error) {
       const what = FAULTS[r.error.code ?? ''];
-      if (what) throw new ResourceError('E_UNAVAILABLE', `spool ${this.spool.dir}: ${what}`, { retryable: true });
+      if (what) throw new ResourceError('E_UNAVAILABLE', `spool ${this.spool.dir}: ${what}`);
       throw new CuzkError('E_INTERNAL', `spool ${this.spool.dir}: ${r.error.message}`);
     }
     return r;

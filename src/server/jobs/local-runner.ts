@@ -4,7 +4,7 @@
 // expired, one whose witness file is gone ends failed). Jobs beyond the engine's queue wait in a
 // backlog, refilled as jobs finish.
 import { existsSync } from 'node:fs';
-import { CuzkError, InputError, toCuzkError } from '../../errors.js';
+import { CuzkError, errorForCode, InputError, toCuzkError } from '../../errors.js';
 import type { JobEvent, JobInfo } from '../../engine/api.js';
 import type { Logger } from '../../log.js';
 import type { ServeConfig } from '../startup/config.js';
@@ -103,7 +103,7 @@ export class LocalRunner implements JobRunner {
   async #resubmitFailed(s: StoredJob, err: unknown): Promise<void> {
     const e = toCuzkError(err);
     this.log.warn({ jobId: s.id, code: e.code, err: e.message }, 'journaled job could not be resubmitted');
-    await this.#end(s, 'failed', new CuzkError(e.code, `after a restart: ${e.message}`));
+    await this.#end(s, 'failed', errorForCode(e.code, `after a restart: ${e.message}`, { cause: e }));
   }
 
   #pumpBacklog(): void {

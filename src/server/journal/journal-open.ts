@@ -7,7 +7,7 @@
 import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { CuzkError, InputError, ResourceError } from '../../errors.js';
+import { CuzkError, errorMessage, InputError, ResourceError } from '../../errors.js';
 
 const SIDE_FILES = ['-wal', '-shm', '-journal'];
 
@@ -72,7 +72,7 @@ export function journalFault(file: string, err: unknown, atStart: boolean): Cuzk
   const what = describe(file, err);
   if (what === undefined) return undefined;
   const message = `journal ${file}: ${what}`;
-  return atStart ? new InputError('E_INVALID_ARG', message, { cause: err }) : new ResourceError('E_UNAVAILABLE', message, { retryable: true, cause: err });
+  return atStart ? new InputError('E_INVALID_ARG', message, { cause: err }) : new ResourceError('E_UNAVAILABLE', message, { cause: err });
 }
 
 /** A journal file's faults that SQLite would not report: not a regular file, or empty. */
@@ -113,7 +113,7 @@ export function openJournal(file: string, schema: string): Database.Database {
     } else closeSync(openSync(file, 'wx', 0o600)); // SQLite gives its -wal the journal's mode
   } catch (err) {
     if (err instanceof CuzkError) throw err;
-    throw cannot(`cannot open (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, err);
+    throw cannot(`cannot open (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`, err);
   }
   let db: Database.Database | undefined;
   try {
@@ -132,7 +132,7 @@ export function openJournal(file: string, schema: string): Database.Database {
   } catch (err) {
     db?.close();
     if (!st) for (const p of [file, ...SIDE_FILES.map((s) => file + s)]) rmSync(p, { force: true }); // ours, and never usable
-    throw journalFault(file, err, true) ?? cannot(`cannot open (${(err as Error).message})`, err);
+    throw journalFault(file, err, true) ?? cannot(`cannot open (${errorMessage(err)})`, err);
   }
 }
 

@@ -135,6 +135,6 @@ class JournalThread implements JobStore {
   }
 
   #unavailable(): ResourceError {
-    return new ResourceError('E_UNAVAILABLE', this.#gone!, { retryable: true });
+    return new ResourceError('E_UNAVAILABLE', this.#gone!);
   }
 }

@@ -96,5 +96,5 @@ export function storeFault(url: string, err: unknown, atStart: boolean): CuzkErr
   const what = describe(new URL(url), err);
   if (what === undefined) return undefined;
   const message = `store ${redactUrl(url)}: ${what}`;
-  return atStart ? new InputError('E_INVALID_ARG', message, { cause: err }) : new ResourceError('E_UNAVAILABLE', message, { retryable: true, cause: err });
+  return atStart ? new InputError('E_INVALID_ARG', message, { cause: err }) : new ResourceError('E_UNAVAILABLE', message, { cause: err });
 }

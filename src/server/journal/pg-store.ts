@@ -12,7 +12,7 @@
 // than replay them at start; schema version 2 added the claim columns and the `daemons` table, 3 the
 // key's content hash and the accepting daemon of each job.
 import pg from 'pg';
-import { CuzkError, InputError } from '../../errors.js';
+import { CuzkError, errorMessage, InputError } from '../../errors.js';
 import type { JobInfo } from '../../engine/api.js';
 import { INSERT_COLUMNS, jobFromRow, jobToRow, type JobRow } from './job-row.js';
 import type { InsertResult, JobStore, StoredJob } from './job-store.js';
@@ -123,7 +123,7 @@ export async function openPostgresStore(url: string, poolSize = 6): Promise<Post
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (err instanceof CuzkError) throw err;
-    throw storeFault(url, err, true) ?? new InputError('E_INVALID_ARG', `store ${redactUrl(url)}: cannot open (${(err as Error).message})`, { cause: err });
+    throw storeFault(url, err, true) ?? new InputError('E_INVALID_ARG', `store ${redactUrl(url)}: cannot open (${errorMessage(err)})`, { cause: err });
   }
   return store;
 }

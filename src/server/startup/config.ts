@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { InputError } from '../../errors.js';
+import { errorMessage, InputError } from '../../errors.js';
 import type { EngineConfig } from '../../engine/api.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../../log.js';
 import { OPTIONS, type OptionDef } from './config-options.js';
@@ -91,7 +91,7 @@ function fromToml(file: string, cfg: ServeConfig): void {
   try {
     doc = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (cause) {
-    throw new InputError('E_INVALID_ARG', `${file}: ${(cause as Error).message.split('\n')[0]}`, { cause });
+    throw new InputError('E_INVALID_ARG', `${file}: ${errorMessage(cause).split('\n')[0]}`, { cause });
   }
   const flat = new Map<string, unknown>();
   const walk = (obj: Record<string, unknown>, prefix: string) => {

@@ -4,7 +4,7 @@
 // budgets lowered to what is available (policy "start") or exits 2 naming the budget (policy "exit").
 // Default budgets (0: fractions of RAM, src/engine/create.ts) are computed from the machine and
 // never waited for. /proc/meminfo is read through preflight.ts's reader, the doctor's.
-import { InputError } from '../../errors.js';
+import { errorMessage, InputError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ServeConfig } from './config.js';
 import { OPTIONS } from './config-options.js';
@@ -58,7 +58,7 @@ export async function waitForMemory(cfg: MemoryWaitConfig, deps: MemoryWaitDeps)
     mem = read();
   } catch (err) {
     mem = { totalBytes: 0, freeBytes: 0, availableBytes: 0 };
-    deps.log.debug({ err: (err as Error).message }, 'no /proc/meminfo');
+    deps.log.debug({ err: errorMessage(err) }, 'no /proc/meminfo');
   }
   if (mem.totalBytes === 0 || mem.availableBytes === 0) {
     deps.log.warn('host memory cannot be read (no /proc/meminfo MemAvailable): the configured budgets are used as they are, unchecked');

@@ -13,6 +13,7 @@ import { journalPath, uploadedKeysDir, type ServeConfig } from './config.js';
 import { checkConfined } from '../intake/file-access.js';
 import { fileProblem, journalFault, lockHolders, notWritable } from '../journal/journal-open.js';
 import { gib, type Check, type GpuSeen } from './preflight.js';
+import { errorMessage } from '../../errors.js';
 
 export async function fileChecks(cfg: ServeConfig, gpus: readonly GpuSeen[], hostBudget: number): Promise<Check[]> {
   const journal = journalCheck(journalPath(cfg));
@@ -26,7 +27,7 @@ async function listenCheck(cfg: ServeConfig): Promise<Check> {
   try {
     exposure = checkExposure(parseListen(cfg.listen), cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa });
   } catch (err) {
-    return { check, status: 'fail', found: (err as Error).message };
+    return { check, status: 'fail', found: errorMessage(err) };
   }
   const addr = parseListen(cfg.listen);
   if (addr.kind === 'unix') {
@@ -73,7 +74,7 @@ function dataDirCheck(dataDir: string): Check {
     }
   } catch (err) {
     const denied = notWritable(probe);
-    return { check, status: 'fail', found: `${dir}: ${denied ?? `cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`}`, action: denied ? undefined : 'check the disk and the file system' };
+    return { check, status: 'fail', found: `${dir}: ${denied ?? `cannot be written (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`}`, action: denied ? undefined : 'check the disk and the file system' };
   }
   return { check, status: 'ok', found: dir === path.resolve(dataDir) ? `${dir}: writable` : `${dataDir}: does not exist yet; cuzk serve creates it in ${dir} (writable)` };
 }
@@ -108,7 +109,7 @@ function journalCheck(file: string): { check: Check; keys: { id: string; path: s
   } catch (err) {
     const fault = journalFault(file, err, true);
     const holders = (err as { code?: string }).code?.startsWith('SQLITE_BUSY') ? lockHolders(file) : [];
-    return fail(`${fault?.message ?? `journal ${file}: cannot open (${(err as Error).message})`}${holders.length ? ` (held by pid ${holders.join(', ')})` : ''}`);
+    return fail(`${fault?.message ?? `journal ${file}: cannot open (${errorMessage(err)})`}${holders.length ? ` (held by pid ${holders.join(', ')})` : ''}`);
   } finally {
     db?.close();
   }
@@ -148,7 +149,7 @@ async function keyChecks(cfg: ServeConfig, registered: { id: string; path: strin
       z.close();
       checks.push(keyFitCheck(abs, z.header, statSync(abs).size, gpus, hostBudget));
     } catch (err) {
-      checks.push({ check: 'key', status: miss, found: `${what} ${abs}: ${(err as Error).message}`, action: miss === 'fail' ? 'fix the path (cuzk serve would not start)' : 'jobs naming it will fail: load it again or remove it' });
+      checks.push({ check: 'key', status: miss, found: `${what} ${abs}: ${errorMessage(err)}`, action: miss === 'fail' ? 'fix the path (cuzk serve would not start)' : 'jobs naming it will fail: load it again or remove it' });
     }
   };
   for (const p of cfg.preload) inspect(p, 'fail', 'preload key');

@@ -78,7 +78,7 @@ export async function openTakingOver(file: string, open: () => Promise<JobStore>
     const waited = Date.now() - t0;
     if (waited >= opts.timeoutS * 1000) {
       const who = left.length ? `pid ${left.join(', ')} (${left.map((p) => commandLine(p) ?? 'exited').join('; ')})` : 'another process';
-      throw new ResourceError('E_UNAVAILABLE', `journal ${file}: --takeover: still locked by ${who} after ${opts.timeoutS} s: it is still draining its running jobs; wait and retry, raise --takeover-timeout-s, or stop it (a second SIGTERM stops it at once, its running jobs are replayed)`, { retryable: true });
+      throw new ResourceError('E_UNAVAILABLE', `journal ${file}: --takeover: still locked by ${who} after ${opts.timeoutS} s: it is still draining its running jobs; wait and retry, raise --takeover-timeout-s, or stop it (a second SIGTERM stops it at once, its running jobs are replayed)`);
     }
     if (Date.now() - lastProgress >= PROGRESS_MS) {
       lastProgress = Date.now();

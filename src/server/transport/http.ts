@@ -11,7 +11,7 @@ import http2 from 'node:http2';
 import type net from 'node:net';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
-import { InputError } from '../../errors.js';
+import { errorMessage, InputError } from '../../errors.js';
 import { ProvingService } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { answerEarly } from './answer-early.js';
 import { tokenMatches, unauthorized } from './auth.js';
@@ -20,7 +20,7 @@ import { buildSnapshot } from './dashboard/snapshot.js';
 import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
 import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
-import { recodeProtocolErrors, STATUS_MAP, toConnectError } from './status-map.js';
+import { recodeProtocolErrors, sendError, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
 import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
@@ -51,24 +51,24 @@ function fallback(c: RouteContext, hooks: HttpHooks, dashboard: DashboardHandler
     if (req.method === 'GET' && url === '/readyz') {
       hooks.notReady().then(
         (reason) => (reason === undefined ? sendJson(res, 200, { ready: true }) : sendJson(res, 503, { ready: false, reason })),
-        (err: Error) => sendJson(res, 503, { ready: false, reason: err.message }),
+        (err: unknown) => sendJson(res, 503, { ready: false, reason: errorMessage(err) }),
       );
       return;
     }
     if (req.method === 'GET' && url === '/metrics') {
       if (!tokenMatches(req.headers.authorization, c.cfg.token)) {
-        return sendJson(res, STATUS_MAP.E_UNAUTHORIZED.http, { error: { code: 'E_UNAUTHORIZED', message: unauthorized().message } });
+        return sendError(res, unauthorized());
       }
       c.metrics().then(
         (text) => {
           res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
           res.end(text);
         },
-        (err: Error) => sendJson(res, 500, { error: { code: 'E_INTERNAL', message: err.message } }),
+        (err: unknown) => sendError(res, err),
       );
       return;
     }
-    sendJson(res, STATUS_MAP.E_NOT_FOUND.http, { error: { code: 'E_NOT_FOUND', message: `no route ${req.method} ${url}: RPCs are POST /cuzk.v1.ProvingService/<Method>` } });
+    sendError(res, new InputError('E_NOT_FOUND', `no route ${req.method} ${url}: RPCs are POST /cuzk.v1.ProvingService/<Method>`));
   };
 }
 

@@ -70,7 +70,7 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
     } catch (cause) {
       await rm(file, { force: true });
       const code = (cause as NodeJS.ErrnoException).code;
-      throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { retryable: true, cause });
+      throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { cause });
     }
   }
   try {

@@ -1,11 +1,12 @@
 // The one table from a cuzk error code to what the network sees (shared/style.md §3): the gRPC
 // status, and the HTTP status. Connect-RPC derives an RPC's HTTP status from its gRPC code, so the
-// http column is that derived status (a test checks they agree); plain routes (/metrics) use it as is.
+// http column is that derived status (a test checks they agree); plain routes (/metrics, the
+// dashboard, fleet witnesses) use it as is, with the one JSON body {error: {code, message, jobId?}}.
 // Where the style table differs (E_FORMAT 422, E_CANCELLED 409) the gRPC code decides: 400 and 409.
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import type { DescMessage, JsonObject } from '@bufbuild/protobuf';
-import { CuzkError, type ErrorCode } from '../../errors.js';
+import { CuzkError, type ErrorCode, toCuzkError } from '../../errors.js';
 import { ErrorDetailSchema } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 
 export const STATUS_MAP: Record<ErrorCode, { grpc: Code; http: number }> = {
@@ -34,9 +35,34 @@ function jsonSafe(v: unknown): JsonObject | undefined {
 /** A CuzkError (or anything thrown) as a ConnectError carrying an ErrorDetail with the E_ code. */
 export function toConnectError(err: unknown, jobId?: string): ConnectError {
   if (err instanceof ConnectError) return err;
-  const e = err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String((err as Error)?.message ?? err));
+  const e = toCuzkError(err);
   const detail = create(ErrorDetailSchema, { code: e.code, message: e.message, jobId: jobId ?? '', details: jsonSafe(e.details) });
   return new ConnectError(`${e.code}: ${e.message}`, STATUS_MAP[e.code].grpc, { 'cuzk-error-code': e.code }, [{ desc: ErrorDetailSchema, value: detail }]);
+}
+
+/** The JSON body of an error on the daemon's plain HTTP routes (RPCs answer in Connect's own shape). */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; jobId?: string };
+}
+
+/** Anything thrown as its HTTP status and ErrorBody (E_INTERNAL, 500, for what is not a CuzkError). */
+export function errorBody(err: unknown, jobId?: string): { status: number; body: ErrorBody } {
+  const e = toCuzkError(err);
+  return { status: STATUS_MAP[e.code].http, body: { error: { code: e.code, message: e.message, ...(jobId === undefined ? {} : { jobId }) } } };
+}
+
+/** What sendError needs of a node http/http2 response. */
+export interface ErrorResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
+
+/** Answers with errorBody's status and JSON; `headers` adds to the content type and length. */
+export function sendError(res: ErrorResponse, err: unknown, opts: { jobId?: string; headers?: Record<string, string> } = {}): void {
+  const { status, body } = errorBody(err, opts.jobId);
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...opts.headers });
+  res.end(text);
 }
 
 /** The one wording of a message over limits.max_message_bytes. */

@@ -9,14 +9,9 @@ import { CuzkError, InputError } from '../../errors.js';
 import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { openConfined } from '../intake/file-access.js';
 import type { RouteContext } from './routes.js';
-import { STATUS_MAP } from './status-map.js';
+import { sendError } from './status-map.js';
 import type { Req, Res } from './upload-http.js';
 
-function refuse(res: Res, err: CuzkError): void {
-  const text = JSON.stringify({ error: { code: err.code, message: err.message } });
-  res.writeHead(STATUS_MAP[err.code].http, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 export async function serveSpooledWitness(c: RouteContext, req: Req, res: Res): Promise<void> {
   try {
@@ -42,6 +37,6 @@ export async function serveSpooledWitness(c: RouteContext, req: Req, res: Res): 
     stream.pipe(res as NodeJS.WritableStream);
     c.log.info({ jobId: id, witness: Number(n), bytes: f.size }, 'spooled witness served to the claiming daemon');
   } catch (err) {
-    refuse(res, err instanceof CuzkError ? err : new CuzkError('E_INTERNAL', String(err)));
+    sendError(res, err);
   }
 }

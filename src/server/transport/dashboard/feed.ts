@@ -4,6 +4,7 @@
 // at a time, and the next tick waits at least LOAD_FACTOR times as long as the last frame took, so
 // the page never takes more than ~1/LOAD_FACTOR of the event loop (a frame of a minute at ~13
 // proofs/s took 55-115 ms on 2 shared cores: a tick every 1-1.2 s).
+import { errorMessage } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 
 export const TICK_MS = 1000;
@@ -58,8 +59,8 @@ export class DashboardFeed {
     try {
       text = `event: frame\ndata: ${JSON.stringify(await this.frame())}\n\n`;
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'dashboard frame failed: the page keeps its last one');
-      text = `event: problem\ndata: ${JSON.stringify({ message: (err as Error).message })}\n\n`;
+      this.log.warn({ err: errorMessage(err) }, 'dashboard frame failed: the page keeps its last one');
+      text = `event: problem\ndata: ${JSON.stringify({ message: errorMessage(err) })}\n\n`;
     } finally {
       this.#building = false;
     }

@@ -4,9 +4,10 @@
 // page's script sends it from sessionStorage, never in a URL); without it / answers 401 with the
 // same page, whose login form asks for it. The static files hold no data and are served to anyone.
 import type { connectNodeAdapter } from '@connectrpc/connect-node';
+import { CuzkError, errorMessage } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 import { tokenMatches, unauthorized } from '../auth.js';
-import { STATUS_MAP } from '../status-map.js';
+import { sendError, STATUS_MAP } from '../status-map.js';
 import type { DashboardAssets } from './assets.js';
 import { DashboardFeed } from './feed.js';
 
@@ -30,9 +31,9 @@ function sendText(res: Res, status: number, type: string, body: string | Buffer,
   res.end(body);
 }
 
-function sendError(res: Res, code: 'E_UNAUTHORIZED' | 'E_NOT_FOUND' | 'E_UNAVAILABLE', message: string): void {
+function refuse(res: Res, code: 'E_UNAUTHORIZED' | 'E_NOT_FOUND' | 'E_UNAVAILABLE', message: string): void {
   const extra: Record<string, string> = code === 'E_UNAUTHORIZED' ? { 'www-authenticate': 'Bearer realm="cuzk"' } : {};
-  sendText(res, STATUS_MAP[code].http, 'application/json', JSON.stringify({ error: { code, message } }), extra);
+  sendError(res, new CuzkError(code, message), { headers: { 'x-content-type-options': 'nosniff', ...extra } });
 }
 
 export class DashboardHandler {
@@ -50,7 +51,7 @@ export class DashboardHandler {
     const authorised = tokenMatches(req.headers.authorization, this.d.token);
     if (url === '/') this.#page(res, authorised);
     else if (url === `${ASSET_PREFIX}snapshot` || url === `${ASSET_PREFIX}events`) {
-      if (!authorised) sendError(res, 'E_UNAUTHORIZED', unauthorized().message);
+      if (!authorised) refuse(res, 'E_UNAUTHORIZED', unauthorized().message);
       else if (url.endsWith('events')) this.#stream(res);
       else this.#snapshot(res);
     } else this.#file(res, url);
@@ -60,19 +61,19 @@ export class DashboardHandler {
   #file(res: Res, url: string): void {
     const name = url.slice(ASSET_PREFIX.length);
     const asset = this.d.assets.ok && name !== 'index.html' ? this.d.assets.files.get(name) : undefined;
-    if (!asset) return sendError(res, 'E_NOT_FOUND', `no dashboard file ${url}`);
+    if (!asset) return refuse(res, 'E_NOT_FOUND', `no dashboard file ${url}`);
     sendText(res, 200, asset.type, asset.body, { 'cache-control': 'no-cache' });
   }
 
   #snapshot(res: Res): void {
     this.d.frame().then(
       (f) => sendText(res, 200, 'application/json', JSON.stringify(f), { 'cache-control': 'no-store' }),
-      (err: Error) => sendError(res, 'E_UNAVAILABLE', `dashboard frame failed: ${err.message}`),
+      (err: unknown) => refuse(res, 'E_UNAVAILABLE', `dashboard frame failed: ${errorMessage(err)}`),
     );
   }
 
   #page(res: Res, authorised: boolean): void {
-    if (!this.d.assets.ok) return sendError(res, 'E_UNAVAILABLE', this.d.assets.problem);
+    if (!this.d.assets.ok) return refuse(res, 'E_UNAVAILABLE', this.d.assets.problem);
     const page = this.d.assets.files.get('index.html')!;
     // refused, the page is still sent: its login form asks for the token
     sendText(res, authorised ? 200 : STATUS_MAP.E_UNAUTHORIZED.http, page.type, page.body, {
