@@ -63,6 +63,9 @@ export const OPTIONS: readonly OptionDef[] = [
   { name: 'idleTimeoutMs', toml: 'limits.idle_timeout_ms', flag: 'idle-timeout-ms', type: 'int', default: 60_000, doc: 'a connection with no request in flight is closed after this (0 = never)' },
   { name: 'maxConnections', toml: 'limits.max_connections', flag: 'max-connections', type: 'int', default: 512, doc: 'open connections beyond this are closed at once (0 = no limit)' },
   { name: 'maxStreams', toml: 'limits.max_streams_per_connection', flag: 'max-streams-per-connection', type: 'int', default: 100, doc: 'concurrent HTTP/2 streams (RPCs) one connection may open' },
+  { name: 'bodyTimeoutMs', toml: 'limits.body_timeout_ms', flag: 'body-timeout-ms', type: 'int', default: 30_000, doc: 'a request body (an upload\'s included) with no byte for this long is ended: the HTTP/2 stream reset, the HTTP/1.1 connection closed, a partial upload removed (0 = no limit)' },
+  { name: 'maxUploadsPerConnection', toml: 'limits.max_uploads_per_connection', flag: 'max-uploads-per-connection', type: 'int', default: 8, doc: 'witness uploads (UploadWitness, POST /v1/witnesses) one connection may have in flight, each holding a spool file; more are refused (RESOURCE_EXHAUSTED / HTTP 429; 0 = no limit)' },
+  { name: 'maxJsonBytes', toml: 'limits.max_json_bytes', flag: 'max-json-bytes', type: 'int', default: 8 * MiB, doc: 'largest request in JSON (Connect JSON, witnesses and keys as base64), decoded on the event loop (~7 ms per MiB): larger go as binary protobuf (gRPC, application/proto) or UploadWitness / POST /v1/witnesses (0 = limits.max_message_bytes)' },
 ];
 
 /** Flags of `cuzk serve` and the remote commands that take a value (for the argv parser). */
