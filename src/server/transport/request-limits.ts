@@ -53,7 +53,8 @@ export function superviseBody(req: Req, ms: number): void {
     stream.once('close', () => stream.setTimeout(0));
     return;
   }
-  if (req.complete) return;
+  // a request without a body (GET) has nothing to time, and its 'end' comes only if it is read
+  if (req.complete || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)) return;
   const socket = req.socket;
   // node's own socket timeout handler emits 'timeout' on an unfinished request, and closes the
   // connection only when nobody listens: this listener decides
