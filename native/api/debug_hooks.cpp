@@ -1,10 +1,9 @@
-// Test-only entry points (built with CUZK_TEST_HOOKS, the default; not in cuzk.h): parts of the CPU
-// core that no public call reaches on their own, exposed so that tests can check them against
-// references. cuzk_debug_ifma: 1 when the MSM's batch-affine flush runs on AVX-512 IFMA (cpuid,
+// Test hooks (include/cuzk_test.h; linked only into libcuzk_*_test.so, see native/CMakeLists.txt):
+// parts of the CPU core that no public call reaches on their own, exposed so that tests can check
+// them against references. cuzk_debug_ifma: 1 when the MSM's batch-affine flush runs on AVX-512 IFMA (cpuid,
 // CUZK_NO_IFMA unset). cuzk_debug_fq8_op: BN254 Fq and Fq2 ops through field/mont_ifma.hpp's 8 lanes
 // on Montgomery-form elements (< p, n a multiple of 8), the results reduced as the scalar path's are;
 // op 8 is the scalar divsteps inversion the flushes use (inv_public), on any CPU.
-#ifdef CUZK_TEST_HOOKS
 #include <cstring>
 
 #include "api/guard.hpp"
@@ -12,6 +11,7 @@
 #include "field/bn254.hpp"
 #include "field/inv_divsteps.hpp"
 #include "field/mont_ifma.hpp"
+#include "include/cuzk_test.h"
 
 // as in msm/batch_affine_ifma.cpp: gcc 12's AVX-512 intrinsics trip these once inlined
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -112,4 +112,3 @@ CUZK_API cuzk_status cuzk_debug_fq8_op(int32_t op, const uint8_t* a, const uint8
 }
 
 }  // extern "C"
-#endif
