@@ -8,11 +8,11 @@
 // stay resident until evicted.
 #include "../field/mont.cuh"
 #include "../msm/msm_gpu.cuh"
+#include "../msm/msm_gpu_present.cuh"
 #include "../ntt/ntt.cuh"
 #include "synth_gpu.cuh"
 
 #include <condition_variable>
-#include <cstdlib>
 #include <exception>
 #include <string>
 #include <map>
@@ -20,6 +20,7 @@
 #include <mutex>
 #include <thread>
 
+#include "../util/gpu_tuning.hpp"
 #include "prove.hpp"
 #include "prove_gpu.hpp"
 
@@ -163,7 +164,7 @@ void gpu_key_release(const cuzk_key* key) {
   for (auto it = t.begin(); it != t.end();) it = it->first.first == key ? t.erase(it) : std::next(it);
 }
 
-// When the witness MSMs start (CUZK_GPU_OVERLAP, read once; a measuring knob): "streams" (default) on
+// When the witness MSMs start (gpu_tuning_t::overlap, CUZK_GPU_OVERLAP; a measuring knob): "streams" (default) on
 // their own stream as soon as the witness is in, beside synthesis and the transforms; "sort-beside"
 // the same, but their first accumulation waits for the transforms (an accumulation's blocks hold an
 // SM's registers for milliseconds, so transform kernels queued beside them wait); "serial" after
@@ -171,16 +172,6 @@ void gpu_key_release(const cuzk_key* key) {
 // measured 48.1 against 44.7 ms per 2^20 proof; sort-beside keeps their scalar side overlapped. A
 // stream of the device's highest priority for synthesis, the transforms and H did not help, H200
 // 2026-12-01: transforms 8.56 against 8.76 ms at 2^20, the 2^22 proof 90.3 against 86.0; removed.)
-enum class overlap_t { streams, sort_beside, serial };
-overlap_t overlap_mode() {
-  static const overlap_t m = [] {
-    const char* v = std::getenv("CUZK_GPU_OVERLAP");
-    std::string s = v ? v : "";
-    return s == "serial" ? overlap_t::serial : s == "sort-beside" ? overlap_t::sort_beside : overlap_t::streams;
-  }();
-  return m;
-}
-
 // Opened once by one thread, waited for by another.
 struct gate_t {
   std::mutex m;
@@ -216,7 +207,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   check_cancel(cancel, "h2d");
   std::shared_ptr<key_dev_t> kd = resident_key<C>(key, device);
 
-  const overlap_t mode = overlap_mode();
+  const overlap_t mode = gpu_tuning().overlap;
   gpu_stream_t st, st_w;
   dev_arena_t ar(st);
   F *d_a = ar.alloc<F>(2 * n), *d_b = d_a + n, *d_c = ar.alloc<F>(n), *d_t = ar.alloc<F>(n);
