@@ -22,6 +22,7 @@ import type { PinnedPool } from './pinned-pool.js';
 import { proofBufferBytes, provePartition, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
+import { generatorKind } from './generator-file.js';
 import type { WitnessPool } from './witness-pool.js';
 
 export interface EngineParts {
@@ -273,7 +274,9 @@ export class Engine implements ProvingEngine {
       WtnsFile.open(file).close();
     });
     if (i) {
-      if (!req.wasm || !existsSync(req.wasm)) throw new InputError('E_NOT_FOUND', `wasm: ${req.wasm ?? '(none)'}: circuit inputs need the circuit's witness generator .wasm`);
+      const gen = req.generator ?? req.wasm;
+      if (!gen || !existsSync(gen)) throw new InputError('E_NOT_FOUND', `generator: ${gen ?? '(none)'}: circuit inputs need the circuit's witness generator (.wasm or native)`);
+      generatorKind(gen); // a truncated or foreign file is refused here, naming it
       i.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`input ${k} must be a JSON object`); });
     }
     if (looksLikeKeyPath(req.key) && !existsSync(req.key) && !this.#p.keys.list().some((k) => k.id === req.key)) {

@@ -6,6 +6,7 @@
 //   for the call) → finalize (decode) → verify → buffers back to the pool.
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
 // request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED.
+import { rmSync } from 'node:fs';
 import { CuzkError, ProofError } from '../errors.js';
 import { scalarToLe } from '../formats/lem.js';
 import { proofToJson, publicToJson } from '../formats/proof-json.js';
@@ -95,15 +96,23 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   // witness: sent as a .wtns image, or computed from the circuit inputs in a worker thread
   const name = job.partitions > 1 ? `job ${job.id} witness ${part}` : `job ${job.id} witness`;
   let image = job.request.witnesses?.[part];
-  const file = job.request.witnessFiles?.[part];
+  let file = job.request.witnessFiles?.[part];
+  let generated: string | undefined;  // a native generator's .wtns: deleted once read
   if (!image && !file) {
     const t0 = performance.now();
-    image = await deps.witnesses.compute(job.request.wasm!, job.request.inputs![part], name);
+    const out = await deps.witnesses.compute(job.request.generator ?? job.request.wasm!, job.request.inputs![part], name, { nVars: h.nVars, signal });
+    image = out.bytes;
+    file = generated = out.file;
     const dur = performance.now() - t0;
     spans.record({ ...span, phase: 'witness', track: 'witness', start: t0, dur });
     job.addPhase('witness', dur, part);
   }
-  stopped();
+  try {
+    stopped();
+  } catch (err) {
+    if (generated) rmSync(generated, { force: true });
+    throw err;
+  }
   // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap
   const wtns = file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name);
   const lanes = lanesFor(deps, key);
@@ -120,6 +129,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     throw err;
   } finally {
     wtns.close();
+    if (generated) rmSync(generated, { force: true });
   }
   try {
     const publicSignals = publicSignalsOf(witness, h.nPublic);
