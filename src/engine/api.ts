@@ -125,6 +125,8 @@ export interface PinnedPoolStatus {
   pathAllocations: number;
 }
 
+import type { WitnessStats } from './witness-pool.js';
+
 export interface EngineStatus {
   backend: 'cpu' | 'cuda';
   uptimeMs: number;
@@ -138,6 +140,8 @@ export interface EngineStatus {
   draining: boolean;
   /** pause() holds queued jobs until resume(). */
   paused: boolean;
+  /** Witness generation for jobs with inputs, its own stage: waiting, computing, done, mean time. */
+  witness?: WitnessStats;
 }
 
 /** The longest window trace() answers: the span ring is bounded, so an older window may be partial anyway. */

@@ -74,12 +74,14 @@ export class WitnessPool {
   readonly #native = new Map<string, NativeGenerator[]>();
   readonly #waiting: (() => boolean)[] = [];
   readonly #rss = new Map<string, number>();
+  readonly #leased = new Set<NativeGenerator>();
   #busy = 0;
   #busyWasm = 0;
   #seq = 0;
   #next = 0;
   #closed = false;
   #dirMade = false;
+  readonly #ownDir: boolean;
   readonly #stats = { done: 0, failed: 0, totalMs: 0 };
 
   constructor(opts: WitnessPoolOptions = {}) {
@@ -92,12 +94,18 @@ export class WitnessPool {
       dir: opts.dir ?? path.join(tmpdir(), `cuzk-witness-${process.pid}-${randomBytes(4).toString('hex')}`),
     };
     this.#budget = opts.budget;
+    this.#ownDir = opts.dir === undefined;  // a given folder (the daemon's spool) is not ours to remove
   }
 
   stats(): WitnessStats {
     let processes = 0;
     for (const l of this.#native.values()) processes += l.length;
     return { slots: this.#o.slots, wasmWorkers: this.#o.wasmWorkers, queued: this.#waiting.length, busy: this.#busy, ...this.#stats, processes };
+  }
+
+  /** Process ids of the native generator processes (each forks one child per witness). */
+  pids(): number[] {
+    return [...this.#native.values()].flat().filter((g) => g.alive).map((g) => g.pid!).filter((p) => p !== undefined);
   }
 
   /** One witness from `generator` (a .wasm or a native generator); InputError names the input's fault. */
@@ -132,7 +140,7 @@ export class WitnessPool {
     this.#native.clear();
     await Promise.all(this.#wasm.map((s) => s.worker.terminate()));
     this.#wasm.length = 0;
-    if (this.#dirMade) rmSync(this.#o.dir, { recursive: true, force: true });
+    if (this.#dirMade && this.#ownDir) rmSync(this.#o.dir, { recursive: true, force: true });
   }
 
   #acquire(kind: 'wasm' | 'native', signal?: AbortSignal): Promise<void> {
@@ -168,8 +176,16 @@ export class WitnessPool {
 
   async #computeNative(id: string, generator: string, input: unknown, name: string, nVars?: number): Promise<string> {
     const proc = this.#process(id, generator);
-    const info = await proc.info();
+    this.#leased.add(proc);
+    let info;
+    try {
+      info = await proc.info();
+    } catch (err) {
+      this.#leased.delete(proc);
+      throw err;
+    }
     if (nVars !== undefined && info.nVars !== nVars) {
+      this.#leased.delete(proc);
       throw new InputError('E_INVALID_ARG', `${generator}: a witness generator of another circuit: it writes ${info.nVars} wires, the proving key has ${nVars}`);
     }
     if (!this.#dirMade) { mkdirSync(this.#o.dir, { recursive: true, mode: 0o700 }); this.#dirMade = true; }
@@ -181,6 +197,8 @@ export class WitnessPool {
     } catch (e) {
       rmSync(file, { force: true });
       throw e;
+    } finally {
+      this.#leased.delete(proc);
     }
   }
 
@@ -188,13 +206,13 @@ export class WitnessPool {
   #process(id: string, generator: string): NativeGenerator {
     const own = (this.#native.get(id) ?? []).filter((g) => g.alive);
     this.#native.set(id, own);
-    const idle = own.find((g) => !g.busy);
+    const idle = own.find((g) => !this.#leased.has(g));
     if (idle) return idle;
     let total = 0;
     for (const l of this.#native.values()) total += l.length;
     if (total >= this.#o.slots) {
       for (const [k, l] of this.#native) {
-        const i = l.findIndex((g) => !g.busy);
+        const i = l.findIndex((g) => !this.#leased.has(g));
         if (i >= 0 && k !== id) { l[i]!.close(); l.splice(i, 1); break; }
       }
     }
