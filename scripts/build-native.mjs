@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the native core with CMake (run by `npm install`): build/native/libcuzk_cpu.so always,
-// libcuzk_cuda.so too where nvcc exists and CUZK_CUDA is not 0. The CUDA build takes minutes, so it
+// libcuzk_cuda.so too where nvcc exists and CUZK_CUDA is not 0, each with its test twin
+// (libcuzk_*_test.so: the same objects plus the test hooks, what npm test loads). The CUDA build takes minutes, so it
 // is announced before it starts, with how long and how to skip it. A failed build says why and what to do.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -62,7 +63,10 @@ function main() {
   const args = ['-S', path.join(root, 'native'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release'];
   if (process.env.CUZK_CUDA !== undefined) args.push(`-DCUZK_CUDA=${process.env.CUZK_CUDA === '0' ? 'OFF' : 'ON'}`);
   if (!existsSync(cachePath) || needsReconfigure(process.env, readCache(readFileSync(cachePath, 'utf8')))) run('cmake', args);
+  // one target a call: the first re-runs CMake where native/CMakeLists.txt changed, after which make
+  // knows targets that the old Makefile did not (a build dir from before the _test twins)
   run('cmake', ['--build', buildDir, '-j', jobs, '--target', 'cuzk_cpu']);
+  run('cmake', ['--build', buildDir, '-j', jobs, '--target', 'cuzk_cpu_test']);
   console.log(`cuzk: CPU core built in ${path.relative(root, buildDir) || '.'}`);
   // The CUDA library is optional: where nvcc exists it is built too, but a failure there leaves the
   // CPU core in place (with a clear warning) instead of failing the install.
@@ -75,7 +79,9 @@ function main() {
   });
   if (!plan.build) return;
   console.log(plan.notice);
-  if (run('cmake', ['--build', buildDir, '-j', jobs, '--target', 'cuzk_cuda'], { fatal: false })) {
+  const cudaBuilt = run('cmake', ['--build', buildDir, '-j', jobs, '--target', 'cuzk_cuda'], { fatal: false }) &&
+    run('cmake', ['--build', buildDir, '-j', jobs, '--target', 'cuzk_cuda_test'], { fatal: false });
+  if (cudaBuilt) {
     console.log('cuzk: CUDA core built (used at run time when a GPU is present)');
   } else {
     console.warn('cuzk: WARNING: the CUDA core failed to build (see above); the CPU core will be used. Set CUZK_CUDA=0 to skip it.');

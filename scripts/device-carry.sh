@@ -3,27 +3,29 @@
 # build/carry/, ~5 MB, so a GPU-machine call can carry them (`carry: [".device", "build/carry"]`) and
 # skip the build there: `bash scripts/device-check.sh selftest` then uses them. A full build takes
 # ~6 minutes on 2 cores; after a change to one kernel, ~1-3. CARRY_CORE=1 packs the CUDA core
-# (libcuzk_cuda.so) as well, which `device-check.sh build` then installs instead of building.
+# (libcuzk_cuda.so, and libcuzk_cuda_test.so for test:gpu: the same objects, linked twice) as well,
+# which `device-check.sh build` then installs instead of building.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 command -v nvcc >/dev/null || { echo "device-carry: nvcc is not on PATH" >&2; exit 1; }
 [[ -f build/cuda/CMakeCache.txt ]] || cmake -S native -B build/cuda -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON >/dev/null
 targets=(gpu_selftest)
-[[ ${CARRY_CORE:-0} == 1 ]] && targets+=(cuzk_cuda)  # the CUDA core too: device-check.sh build then builds nothing
+[[ ${CARRY_CORE:-0} == 1 ]] && targets+=(cuzk_cuda cuzk_cuda_test)  # the CUDA core too: device-check.sh build then builds nothing
 cmake --build build/cuda -j"$(nproc)" --target "${targets[@]}"
 CUZK_CUDA=0 npm run build:native
 mkdir -p build/carry
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 strip -o "$tmp/st" build/cuda/tools/gpu_selftest
-strip -o "$tmp/cpu.so" build/native/libcuzk_cpu.so
 xz -T0 -6 -c "$tmp/st" > build/carry/gpu_selftest.xz
-xz -T0 -6 -c "$tmp/cpu.so" > build/carry/libcuzk_cpu.so.xz
-rm -f build/carry/libcuzk_cuda.so.xz
+pack() { strip -o "$tmp/lib.so" "$1" && xz -T0 -6 -c "$tmp/lib.so" > "build/carry/$(basename "$1").xz"; }
+pack build/native/libcuzk_cpu.so
+pack build/native/libcuzk_cpu_test.so
+rm -f build/carry/libcuzk_cuda.so.xz build/carry/libcuzk_cuda_test.so.xz
 if [[ ${CARRY_CORE:-0} == 1 ]]; then
-  strip -o "$tmp/cuda.so" build/cuda/libcuzk_cuda.so
-  xz -T0 -6 -c "$tmp/cuda.so" > build/carry/libcuzk_cuda.so.xz
+  pack build/cuda/libcuzk_cuda.so
+  pack build/cuda/libcuzk_cuda_test.so
 fi
 git rev-parse --short HEAD > build/carry/commit
 [[ -z $(git status --porcelain -- native) ]] || echo "+ uncommitted native changes" >> build/carry/commit

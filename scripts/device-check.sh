@@ -20,8 +20,9 @@ if [[ $what == build || $what == all ]]; then
   if [[ -f build/carry/libcuzk_cuda.so.xz ]]; then  # packed by CARRY_CORE=1 scripts/device-carry.sh
     echo "carried CUDA and CPU cores of $(cat build/carry/commit 2>/dev/null | paste -sd' ')"
     mkdir -p build/native
-    xz -dc build/carry/libcuzk_cuda.so.xz > build/native/libcuzk_cuda.so
-    xz -dc build/carry/libcuzk_cpu.so.xz > build/native/libcuzk_cpu.so
+    for lib in libcuzk_cuda libcuzk_cuda_test libcuzk_cpu libcuzk_cpu_test; do  # the *_test twins: test:gpu's
+      xz -dc build/carry/$lib.so.xz > build/native/$lib.so
+    done
     touch build/native/.carried
   else
     rm -f build/native/.carried

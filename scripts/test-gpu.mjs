@@ -23,6 +23,8 @@ const env = {
   ...process.env,
   CUZK_GPU_TESTS: dry ? 'dry' : '1',
   CUZK_LOG: process.env.CUZK_LOG ?? 'warn',
+  // the test twins of the native core (libcuzk_*_test.so, with cuzk_test.h's hooks; src/ffi/load.ts)
+  CUZK_NATIVE_TEST_HOOKS: process.env.CUZK_NATIVE_TEST_HOOKS ?? '1',
 };
 if (!dry) env.CUZK_BACKEND = process.env.CUZK_BACKEND ?? 'cuda';
 

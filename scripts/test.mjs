@@ -40,8 +40,9 @@ if (!targets.length) {
   }
 }
 
+// the test twins of the native core (libcuzk_*_test.so: cuzk.h plus cuzk_test.h's hooks; src/ffi/load.ts)
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, CUZK_LOG: process.env.CUZK_LOG ?? 'warn' },
+  env: { ...process.env, CUZK_LOG: process.env.CUZK_LOG ?? 'warn', CUZK_NATIVE_TEST_HOOKS: process.env.CUZK_NATIVE_TEST_HOOKS ?? '1' },
 });
 process.exit(r.status ?? 1);

@@ -53,9 +53,6 @@ export function isRetryable(code: ErrorCode): boolean {
 }
 
 export interface CuzkErrorOptions {
-  /** @deprecated Ignored: `retryable` comes from the code (RETRY_POLICY). Kept until
-   * src/server/jobs/job-service.ts stops passing it, then removed. */
-  retryable?: boolean;
   details?: Record<string, unknown>;
   cause?: unknown;
 }

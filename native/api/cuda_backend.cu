@@ -133,11 +133,4 @@ CUZK_API cuzk_status cuzk_mem_free(void* ptr, cuzk_error* err) {
   }, err);
 }
 
-#ifdef CUZK_TEST_HOOKS
-// Test hook (not in cuzk.h; the CPU build's returns 0): counter 0 = batch-affine bucket passes launched.
-CUZK_API uint64_t cuzk_debug_gpu_counter(int32_t which) {
-  return which == 0 ? gpu_counters().affine_accumulations.load() : 0;
-}
-#endif
-
 }  // extern "C"

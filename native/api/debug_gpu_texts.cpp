@@ -1,11 +1,10 @@
-// Test-only entry points (CUZK_TEST_HOOKS builds, not in cuzk.h) that run texts of the GPU MSM
+// Test hooks (include/cuzk_test.h; only in libcuzk_*_test.so) that run texts of the GPU MSM
 // compiled for the host, so tests check them against references on any machine:
 // cuzk_debug_bingcd_inv: the binary-GCD inversion (field/inv_bingcd.hpp) of Montgomery images
 // (field 0 BN254 Fq, 1 BN254 Fr, 2 BLS12-381 Fq, 3 BLS12-381 Fr; out = the image of a^-1, 0 for 0).
 // cuzk_debug_affine_lanes: the batch-affine accumulation (msm/affine_lanes.hpp), threads t < T in turn,
 // over LEM affine points and sorted (bucket, point|sign) pairs; writes the XYZZ images (X, Y, ZZ, ZZZ)
 // of the buckets, heads and tails it produces (slots it does not write are left as they were).
-#ifdef CUZK_TEST_HOOKS
 #include <cstring>
 #include <vector>
 
@@ -15,7 +14,7 @@
 #include "curve/bn254.hpp"
 #include "curve/xyzz.hpp"
 #include "field/inv_bingcd.hpp"
-#include "include/cuzk.h"
+#include "include/cuzk_test.h"
 #include "msm/affine_lanes.hpp"
 
 using namespace cuzk;
@@ -106,4 +105,3 @@ CUZK_API cuzk_status cuzk_debug_affine_lanes(int32_t curve, int32_t group, const
 }
 
 }  // extern "C"
-#endif

@@ -1,13 +1,12 @@
-// Test-only entry points (built with CUZK_TEST_HOOKS, the default; not in cuzk.h): parts of the CPU
-// core that no public call reaches on their own, exposed so that tests can check them against
-// references. cuzk_debug_ifma: 1 when the MSM's batch-affine flush runs on AVX-512 IFMA (cpuid,
+// Test hooks (include/cuzk_test.h; linked only into libcuzk_*_test.so, see native/CMakeLists.txt):
+// parts of the CPU core that no public call reaches on their own, exposed so that tests can check
+// them against references. cuzk_debug_ifma: 1 when the MSM's batch-affine flush runs on AVX-512 IFMA (cpuid,
 // CUZK_NO_IFMA unset). cuzk_debug_fq8_op: BN254 Fq and Fq2 ops through field/mont_ifma.hpp's 8 lanes
 // on Montgomery-form elements (< p, n a multiple of 8), the results reduced as the scalar path's are;
 // op 8 is the scalar divsteps inversion the flushes use (inv_public), on any CPU.
 // cuzk_debug_fail_next: the next |calls| cuzk_groth16_prove_ab calls (any device) fail with |code|
-// (DEVICE_LOST, DEVICE_OOM, ...), so the engine's error paths run on the CPU core; groth16.cpp's
-// check is one relaxed load while disarmed.
-#ifdef CUZK_TEST_HOOKS
+// (DEVICE_LOST, DEVICE_OOM, ...), so the engine's error paths run on the CPU core; the armed state
+// lives in api/groth16.cpp (dormant in release builds: one relaxed load, no way to arm it).
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -17,6 +16,7 @@
 #include "field/bn254.hpp"
 #include "field/inv_divsteps.hpp"
 #include "field/mont_ifma.hpp"
+#include "include/cuzk_test.h"
 
 // as in msm/batch_affine_ifma.cpp: gcc 12's AVX-512 intrinsics trip these once inlined
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -25,20 +25,8 @@
 using namespace cuzk;
 
 namespace cuzk {
-// |debug_fail_code| is written before |debug_fail_calls| is released, and read after a call is taken
-std::atomic<int32_t> debug_fail_calls{0};
-static std::atomic<int32_t> debug_fail_code{CUZK_OK};
-
-// Takes one armed call, if one is left (several koffi threads may race for the last one), and fails
-// with the armed code in the name of |fn|.
-void debug_fail_take(const char* fn) {
-  int32_t n = debug_fail_calls.load(std::memory_order_relaxed);
-  while (n > 0 && !debug_fail_calls.compare_exchange_weak(n, n - 1, std::memory_order_acquire)) {
-  }
-  if (n <= 0) return;
-  const auto code = static_cast<cuzk_status>(debug_fail_code.load(std::memory_order_relaxed));
-  fail(code, std::string(fn) + ": " + cuzk_status_name(code) + " injected by cuzk_debug_fail_next (test hook)");
-}
+extern std::atomic<int32_t> debug_fail_calls;  // api/groth16.cpp
+extern std::atomic<int32_t> debug_fail_code;
 }  // namespace cuzk
 
 #ifdef CUZK_IFMA
@@ -144,4 +132,3 @@ CUZK_API cuzk_status cuzk_debug_fq8_op(int32_t op, const uint8_t* a, const uint8
 }
 
 }  // extern "C"
-#endif

@@ -6,16 +6,17 @@
 #include "gpu_dispatch.hpp"
 
 #include <atomic>
-#include <cstdlib>
 #include <mutex>
-#include <cstring>
+
+#include "../util/gpu_tuning.hpp"
 
 namespace cuzk {
 namespace {
 
 // Below these sizes the CPU core wins: a GPU call costs ~0.1-0.3 ms of launches and synchronisations
 // plus pageable uploads at ~7.5 GB/s (shared/perf/h200.md); a fixed-base batch also builds its table
-// on the host (~1 ms at 2^12). CUZK_GPU_MIN_LG=k overrides all three.
+// on the host (~1 ms at 2^12). CUZK_GPU_MIN_LG=k overrides all three; CUZK_GPU sets the starting
+// mode (both read once, util/gpu_tuning.hpp), cuzk_set_gpu_mode changes it later.
 struct gpu_policy_t {
   bool present = false;
   std::atomic<int> mode{1};  // 0 off, 1 by size, 2 always
@@ -26,12 +27,10 @@ gpu_policy_t& policy() {
   static gpu_policy_t p;
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* mode = std::getenv("CUZK_GPU");
-    bool off = mode && (!std::strcmp(mode, "0") || !std::strcmp(mode, "off"));
+    const gpu_tuning_t& t = gpu_tuning();
     p.present = gpu_info().present;
-    p.mode = off ? 0 : mode && !std::strcmp(mode, "force") ? 2 : 1;
-    if (const char* lg = std::getenv("CUZK_GPU_MIN_LG"))
-      p.min_lg_msm = p.min_lg_ntt = p.min_lg_batch_mul = uint32_t(std::atoi(lg));
+    p.mode = t.dispatch_mode;
+    if (t.min_lg_set) p.min_lg_msm = p.min_lg_ntt = p.min_lg_batch_mul = t.min_lg;
   });
   return p;
 }

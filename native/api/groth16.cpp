@@ -17,12 +17,24 @@
 
 using namespace cuzk;
 
-#ifdef CUZK_TEST_HOOKS
+// The state of the test hook cuzk_debug_fail_next (api/debug_hooks.cpp, test libraries only): in a
+// release library nothing can arm it, so the prove path's check is one relaxed load of a zero.
+// |debug_fail_code| is written before |debug_fail_calls| is released, and read after a call is taken.
 namespace cuzk {
-extern std::atomic<int32_t> debug_fail_calls;  // api/debug_hooks.cpp: cuzk_debug_fail_next
-void debug_fail_take(const char* fn);
+std::atomic<int32_t> debug_fail_calls{0};
+std::atomic<int32_t> debug_fail_code{CUZK_OK};
+
+// Takes one armed call, if one is left (several koffi threads may race for the last one), and fails
+// with the armed code in the name of |fn|.
+static void debug_fail_take(const char* fn) {
+  int32_t n = debug_fail_calls.load(std::memory_order_relaxed);
+  while (n > 0 && !debug_fail_calls.compare_exchange_weak(n, n - 1, std::memory_order_acquire)) {
+  }
+  if (n <= 0) return;
+  const auto code = static_cast<cuzk_status>(debug_fail_code.load(std::memory_order_relaxed));
+  fail(code, std::string(fn) + ": " + cuzk_status_name(code) + " injected by cuzk_debug_fail_next (test hook)");
+}
 }  // namespace cuzk
-#endif
 
 namespace {
 
@@ -134,9 +146,7 @@ CUZK_API cuzk_status cuzk_groth16_prove_ab(const cuzk_key* key, const uint8_t* w
   return guard([&] {
     require_prove_args(key, witness, ab, device);
     require(r && s && proof_out, "cuzk_groth16_prove_ab: NULL buffer");
-#ifdef CUZK_TEST_HOOKS
     if (debug_fail_calls.load(std::memory_order_relaxed) > 0) debug_fail_take("cuzk_groth16_prove_ab");
-#endif
     prove_timings_t tm;
     with_curve(key->desc.curve, [&](auto c) {
       using C = decltype(c);

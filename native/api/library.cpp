@@ -24,9 +24,6 @@ CUZK_API const char* cuzk_status_name(int32_t code) {
 #ifdef CUZK_BACKEND_CPU
 CUZK_API const char* cuzk_backend_name(void) { return "cpu"; }
 CUZK_API int32_t cuzk_cuda_available(void) { return 0; }
-#ifdef CUZK_TEST_HOOKS
-CUZK_API uint64_t cuzk_debug_gpu_counter(int32_t) { return 0; }  // no GPU kernels here (cuda_backend.cu's counts)
-#endif
 CUZK_API int32_t cuzk_gpu_count(void) { return 0; }
 CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc*, cuzk_error* err) {
   return guard([&] { fail(CUZK_E_NO_DEVICE, "GPU " + std::to_string(device) + " does not exist: this is the CPU build"); }, err);

@@ -1,5 +1,6 @@
 /* cuzk.h: the C ABI of the cuzk native core. The CPU build (libcuzk_cpu.so) and the CUDA build
  * (libcuzk_cuda.so) export exactly these symbols; src/ffi/abi.ts mirrors this file and nothing else.
+ * Their test twins (libcuzk_{cpu,cuda}_test.so, for the test suites) add cuzk_test.h's hooks.
  *
  * Conventions (every function):
  *  - returns cuzk_status and fills the caller-owned |err| (may be NULL); never throws, never aborts.

@@ -51,15 +51,14 @@ void check_msm_group(const char* name, int32_t group, const point_set_t<C, G>& p
       double t_gpu = now_ms() - t0;
       bool ok = gpu == ps.expected(sc.data(), logs, n);
       // each accumulation kernel forced on the same case (the default picks by field and size)
-      for (int acc : {msm_gpu::acc_xyzz, msm_gpu::acc_affine}) {
-        int keep = msm_gpu::accumulate_choice();
-        msm_gpu::accumulate_choice() = acc;
-        bool same = msm_gpu_host<G>(pts.data(), sc.data(), n).to_affine() == gpu;
-        msm_gpu::accumulate_choice() = keep;
+      for (accumulation_t acc : {acc_xyzz, acc_affine}) {
+        gpu_tuning_t forced = gpu_tuning();
+        forced.accumulation = acc;
+        bool same = msm_gpu_host<G>(pts.data(), sc.data(), n, forced).to_affine() == gpu;
         ok = ok && same;
         if (!same)
           std::printf("     msm %s n=%zu %s: the %s accumulation differs\n", name, n, kind_names[kind],
-                      acc == msm_gpu::acc_affine ? "batch-affine" : "XYZZ");
+                      acc == acc_affine ? "batch-affine" : "XYZZ");
       }
       std::string extra = ok ? "oracle" : "ORACLE";
       if (n <= (size_t(1) << lg_cpu)) {
@@ -103,12 +102,12 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
   CUZK_CUDA_OK(cudaMalloc(&d_sc, 32 * nmax));
   CUZK_CUDA_OK(cudaMemcpy(d_pts, ps.pts.data(), nmax * sizeof(affine_t<G>), cudaMemcpyHostToDevice));
   CUZK_CUDA_OK(cudaMemcpy(d_sc, sc.data(), 32 * nmax, cudaMemcpyHostToDevice));
-  // median wall ms of |reps| msm_device calls of size n (after the caller's warm-up)
-  auto median_ms = [&](size_t n, int reps) {
+  // median wall ms of |reps| msm_device calls of size n with |tuning| (after the caller's warm-up)
+  auto median_ms = [&](size_t n, int reps, const gpu_tuning_t& tuning = gpu_tuning()) {
     std::vector<double> t;
     for (int rep = 0; rep < reps; rep++) {
       double t0 = now_ms();
-      msm_device<G>(d_pts, d_sc, n, st);
+      msm_device<G>(d_pts, d_sc, n, st, nullptr, tuning);
       t.push_back(now_ms() - t0);
     }
     return median(t);
@@ -128,56 +127,53 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
     std::printf("%s\n", buf);
     using DF = gpu_t<G>;
     const std::string at = std::string(name) + " 2^" + std::to_string(lgs[k]);  // the case, in names
-    // one accumulation kernel, forced, at each blocks/SM count it is compiled for; each result checked
-    auto by_blocks = [&](const char* kernel, int choice, const auto& counts, int& blocks) {
+    // one accumulation kernel, forced, at each blocks/SM count it is compiled for (|blocks| of a copy
+    // of |base|); each result checked
+    auto by_blocks = [&](const char* kernel, accumulation_t choice, const auto& counts, int gpu_tuning_t::*blocks,
+                         const gpu_tuning_t& base) {
       std::string line = "     " + at + " by " + kernel + " blocks/SM:";
-      const int keep = blocks, keep_choice = msm_gpu::accumulate_choice();
-      msm_gpu::accumulate_choice() = choice;
+      gpu_tuning_t t = base;
+      t.accumulation = choice;
       for (int b : counts) {
-        blocks = b;
-        report(msm_device<G>(d_pts, d_sc, n, st).to_affine() == r,
+        t.*blocks = b;
+        report(msm_device<G>(d_pts, d_sc, n, st, nullptr, t).to_affine() == r,
                "msm bench " + at + " " + kernel + " at " + std::to_string(b) + " blocks/SM matches");
-        line += " b" + std::to_string(b) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
+        line += " b" + std::to_string(b) + "=" + std::to_string(median_ms(n, 3, t)).substr(0, 6);
       }
-      blocks = keep;
-      msm_gpu::accumulate_choice() = keep_choice;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     };
     constexpr auto& xyzz_blocks = msm_gpu::accumulate_blocks_of<DF>::xyzz;
     if (std::size(xyzz_blocks) > 1 && (lgs[k] == 20 || lgs[k] == 24))
-      by_blocks("xyzz", msm_gpu::acc_xyzz, xyzz_blocks, msm_gpu::accumulate_blocks<DF>());
+      by_blocks("xyzz", acc_xyzz, xyzz_blocks, &gpu_tuning_t::xyzz_blocks, gpu_tuning());
     if (lgs[k] >= 20) {  // the accumulation kernels: XYZZ, batch-affine by lanes; each result checked
       std::string line = "     " + at + " by accumulation kernel:";
-      int keep = msm_gpu::accumulate_choice();
-      uint32_t keep_lanes = msm_gpu::affine_lanes_override();
       for (uint32_t lanes : {0u, 8u, 16u, 24u, 32u, 48u, 64u}) {
         if (lanes > uint32_t(msm_gpu::affine_lanes_cap<gpu_t<G>>::value)) continue;
-        msm_gpu::accumulate_choice() = lanes ? msm_gpu::acc_affine : msm_gpu::acc_xyzz;
-        msm_gpu::affine_lanes_override() = lanes;
-        bool same = msm_device<G>(d_pts, d_sc, n, st).to_affine() == r;
+        gpu_tuning_t t = gpu_tuning();
+        t.accumulation = lanes ? acc_affine : acc_xyzz;
+        t.affine_lanes = lanes;
+        bool same = msm_device<G>(d_pts, d_sc, n, st, nullptr, t).to_affine() == r;
         std::string what = lanes ? "affine" + std::to_string(lanes) : std::string("xyzz");
         report(same, "msm bench " + at + " " + what + " matches");
-        line += " " + what + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
+        line += " " + what + "=" + std::to_string(median_ms(n, 3, t)).substr(0, 6);
       }
-      msm_gpu::accumulate_choice() = keep;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
-      msm_gpu::affine_lanes_override() = 0;  // the batch-affine kernel with its lanes by the rule
-      by_blocks("affine", msm_gpu::acc_affine, msm_gpu::accumulate_blocks_of<DF>::affine, msm_gpu::affine_blocks<DF>());
-      msm_gpu::affine_lanes_override() = keep_lanes;
+      gpu_tuning_t by_rule = gpu_tuning();  // the batch-affine kernel with its lanes by the rule
+      by_rule.affine_lanes = 0;
+      by_blocks("affine", acc_affine, msm_gpu::accumulate_blocks_of<DF>::affine, &gpu_tuning_t::affine_blocks, by_rule);
     }
     if (lgs[k] >= 20) {  // accumulation waves (chunk lengths), each result checked
       std::string line = "     " + at + " by accumulation waves:";
-      uint32_t keep = msm_gpu::accumulate_waves();
-      for (uint32_t t : {0u, 1u, 2u, 4u, 8u, 16u}) {
-        msm_gpu::accumulate_waves() = t;
-        report(msm_device<G>(d_pts, d_sc, n, st).to_affine() == r,
-               std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " with " + std::to_string(t) +
+      for (uint32_t w : {0u, 1u, 2u, 4u, 8u, 16u}) {
+        gpu_tuning_t t = gpu_tuning();
+        t.accumulate_waves = w;
+        report(msm_device<G>(d_pts, d_sc, n, st, nullptr, t).to_affine() == r,
+               std::string("msm bench ") + name + " 2^" + std::to_string(lgs[k]) + " with " + std::to_string(w) +
                    " accumulation waves matches");
-        line += " w" + std::to_string(t) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
+        line += " w" + std::to_string(w) + "=" + std::to_string(median_ms(n, 3, t)).substr(0, 6);
       }
-      msm_gpu::accumulate_waves() = keep;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     }
@@ -185,10 +181,10 @@ void bench_msm_group(const char* name, const point_set_t<C, G>& ps, const double
       uint32_t c0 = msm_gpu::choose_window(n, nbits);
       std::string line = "     " + at + " by window:";
       for (uint32_t c = c0 - 2; c <= c0 + 2; c++) {
-        msm_gpu::window_override() = c;
-        line += " c" + std::to_string(c) + "=" + std::to_string(median_ms(n, 3)).substr(0, 6);
+        gpu_tuning_t t = gpu_tuning();
+        t.window = c;
+        line += " c" + std::to_string(c) + "=" + std::to_string(median_ms(n, 3, t)).substr(0, 6);
       }
-      msm_gpu::window_override() = 0;
       g_table.push_back(line);
       std::printf("%s\n", line.c_str());
     }

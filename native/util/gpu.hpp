@@ -50,7 +50,9 @@ inline const gpu_info_t& gpu_info() {
   return info;
 }
 
-// Counts the tests read (cuzk_debug_gpu_counter): which kernel variants a process's work ran.
+// Counts the tests read (cuzk_debug_gpu_counter, api/debug_gpu_counter.cpp): which kernel variants a
+// process's work ran. Shared code bumps them, so they exist in the release library too, but dormant:
+// hidden, never exported, read by nothing there (one atomic increment per bucket pass).
 struct gpu_counters_t {
   std::atomic<uint64_t> affine_accumulations{0};  // batch-affine bucket passes launched (msm_gpu.cuh)
 };

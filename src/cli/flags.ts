@@ -23,6 +23,7 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
   prove: [],
   'prove --remote': REMOTE,
   fullprove: [],
+  witness: [],
   verify: [],
   zkey: [],
   'dev-circuit': DEV_VALUES,

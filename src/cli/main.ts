@@ -14,7 +14,8 @@ usage: cuzk <command> [arguments] [options]
 
 commands:
   prove <zkey> <wtns> <proof.json> <public.json>                 prove (snarkjs groth16 prove)
-  fullprove <input.json> <wasm> <zkey> <proof.json> <public.json> witness + prove (snarkjs groth16 fullprove)
+  fullprove <input.json> <gen> <zkey> <proof.json> <public.json>  witness + prove (snarkjs groth16 fullprove; gen: .wasm or native)
+  witness build <CIRCUIT_cpp/> <out> | calc <gen> <input> <wtns>  native witness generator from circom --c; one witness
   verify <vkey.json> <public.json> <proof.json>                   verify (exit 0 valid, 1 invalid, 2 bad input)
   zkey export verificationkey <zkey> <vkey.json>                  export the verification key
   dev-circuit --constraints N --curve C <out.r1cs> <out.wtns>     synthetic circuit + witness (testing)
@@ -128,6 +129,11 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
       const m = await import('./report.js');
       if (help) return (ctx.io.out(m.REPORT_HELP + '\n'), 0);
       return m.reportCommand(ctx, args, p.flags);
+    }
+    case 'witness': {
+      const m = await import('./witness.js');
+      if (help) return (ctx.io.out(m.WITNESS_HELP + '\n'), 0);
+      return m.witnessCommand(ctx, args);
     }
     case 'demo':
       return (await import('./demo.js')).demoCommand(ctx);

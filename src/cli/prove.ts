@@ -1,19 +1,24 @@
 // `cuzk prove` and `cuzk fullprove`: snarkjs's argument order, snarkjs's output files.
-import { readFileSync } from 'node:fs';
-import { errorMessage, InputError } from '../errors.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { InputError } from '../errors.js';
 import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
 import { WtnsFile } from '../formats/wtns.js';
 import { oneShotDevice, proveWithKey, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { computeWitness } from '../engine/witness.js';
+import { generatorKind } from '../engine/generator-file.js';
 import { backend } from '../ffi/native.js';
 import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
+import { readInputFile, witnessToFile } from './witness.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
-       cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json> [options]
+       cuzk fullprove <input.json> <generator> <circuit.zkey> <proof.json> <public.json> [options]
 
 Proves with a snarkjs Groth16 key (BN254 or BLS12-381), like \`snarkjs groth16 prove\` /
-\`snarkjs groth16 fullprove\`, and verifies the proof before writing it.
+\`snarkjs groth16 fullprove\`, and verifies the proof before writing it. fullprove's <generator> is
+circom's .wasm or a native generator (\`cuzk witness build\`).
 Options: --threads N   CPU threads (default: all cores)
          --json        print a JSON summary (timings) on stdout
          --quiet       print nothing on success`;
@@ -68,28 +73,29 @@ export async function proveCommand(ctx: CliContext, args: string[]): Promise<num
   return 0;
 }
 
-function readInput(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new InputError('E_INVALID_ARG', `${path}: cannot read the input file (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new InputError('E_INVALID_ARG', `${path}: not valid JSON (${errorMessage(cause)})`, { cause });
-  }
-}
-
 export async function fullproveCommand(ctx: CliContext, args: string[]): Promise<number> {
   if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
-  const [inputPath, wasmPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
+  const [inputPath, genPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
+  const input = readInputFile(inputPath);
   const t0 = performance.now();
-  const wtnsBytes = await computeWitness(wasmPath, readInput(inputPath), inputPath);
-  const witnessMs = performance.now() - t0;
-  const { res, loadMs, key } = await proveFiles(ctx, zkeyPath, `witness of ${inputPath}`, wtnsBytes);
+  let proved: Awaited<ReturnType<typeof proveFiles>>, witnessMs: number;
+  if (generatorKind(genPath).kind === 'wasm') {
+    const wtnsBytes = await computeWitness(genPath, input, inputPath);
+    witnessMs = performance.now() - t0;
+    proved = await proveFiles(ctx, zkeyPath, `witness of ${inputPath}`, wtnsBytes);
+  } else {
+    // the native generator writes the .wtns to a file, read from there as `cuzk prove` reads one
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-fullprove-'));
+    try {
+      const file = path.join(dir, 'witness.wtns');
+      witnessMs = await witnessToFile(genPath, input, file, inputPath);
+      proved = await proveFiles(ctx, zkeyPath, file, undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const { res, loadMs, key } = proved;
   key.release();
   writeOutputs(proofPath, publicPath, res);
   summary(ctx, res, loadMs, key, proofPath, publicPath, witnessMs);

@@ -102,6 +102,7 @@ export class CuzkClient {
       witnessIds,
       witnessFiles: req.witnessFiles ?? [],
       inputs: (req.inputs ?? []) as SubmitProofRequest['inputs'],
+      generator: req.generator ?? '',
       wasm: req.wasm ?? '',
       priority: priorityToProto(req.priority),
       requestId: req.requestId ?? '',

@@ -21,9 +21,12 @@ export interface JobRequest {
   /** Witnesses as .wtns files, read straight into the engine's pinned buffers when their proof
    * starts (the daemon's spool, or files the caller keeps unchanged until the job ends). */
   witnessFiles?: string[];
-  /** Circuit inputs (one object per partition), witness computed from `wasm` in worker threads. */
+  /** Circuit inputs (one object per partition), witness computed by `generator` off the event loop. */
   inputs?: Record<string, unknown>[];
-  /** circom's witness-generator .wasm, required with `inputs`. */
+  /** The witness generator, required with `inputs`: circom's .wasm or a native generator built by
+   * `cuzk witness build` (run as a child process). */
+  generator?: string;
+  /** Alias of `generator` (its name before native generators). */
   wasm?: string;
   priority?: Priority;
   /** Idempotency: the same id with the same content returns the same job; different content is rejected. */
@@ -150,6 +153,8 @@ export interface PinnedPoolStatus {
   pathAllocations: number;
 }
 
+import type { WitnessStats } from './witness-pool.js';
+
 export interface EngineStatus {
   backend: 'cpu' | 'cuda';
   uptimeMs: number;
@@ -163,6 +168,8 @@ export interface EngineStatus {
   draining: boolean;
   /** pause() holds queued jobs until resume(). */
   paused: boolean;
+  /** Witness generation for jobs with inputs, its own stage: waiting, computing, done, mean time. */
+  witness?: WitnessStats;
 }
 
 /** The longest window trace() answers: the span ring is bounded, so an older window may be partial anyway. */
@@ -239,6 +246,12 @@ export interface EngineConfig {
   verify?: boolean;
   /** Idle keys are evicted after this many ms (0 = only under memory pressure). Default 0. */
   keyIdleMs?: number;
+  /** Witness generation for jobs with `inputs` (witness-pool.ts): `slots` witnesses at once (default
+   * cores − 1 with a GPU, cores / 2 on the CPU core alone), of which `wasmWorkers` wasm (default
+   * `slots`); per-witness `timeoutMs` (default 300 000); each native generator process's address-space
+   * limit `maxAddressSpaceBytes` (default 16 GiB); `dir` where native witnesses are written (the
+   * daemon's spool; default a temporary folder). */
+  witness?: { slots?: number; wasmWorkers?: number; timeoutMs?: number; maxAddressSpaceBytes?: number; dir?: string };
   /** Write a Chrome/Perfetto trace of every span to this file on close(). */
   tracePath?: string;
   /** Test-only: fixed proof randomisers (proofs are then not zero-knowledge). */

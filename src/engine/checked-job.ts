@@ -9,6 +9,7 @@ import { FormatError, InputError } from '../errors.js';
 import { checkWitnessMatchesKey, WtnsFile, type WtnsLayout } from '../formats/wtns.js';
 import { ZkeyFile, type ZkeyHeader } from '../formats/zkey.js';
 import type { CheckedJob, JobRequest, KeyShape, KnownParts } from './api.js';
+import { generatorKind } from './generator-file.js';
 import { checkJobFields } from './job-check.js';
 import type { KeyCache, KeyEntry } from './key-cache.js';
 import { looksLikeKeyPath } from './key-ref.js';
@@ -54,7 +55,7 @@ export class JobChecker {
     return this.#made.get(req);
   }
 
-  /** Throws E_INVALID_ARG (a field, with what is wrong), E_NOT_FOUND (key or wasm), E_FORMAT (a
+  /** Throws E_INVALID_ARG (a field, with what is wrong), E_NOT_FOUND (key or generator), E_FORMAT (a
    * witness that is not a .wtns or does not match the key). */
   check(req: JobRequest, known: KnownParts = {}): CheckedJob {
     if (typeof req !== 'object' || req === null) throw bad('a job request must be an object');
@@ -71,7 +72,9 @@ export class JobChecker {
       return given?.[k] ?? layoutOf(WtnsFile.open(file));
     });
     if (req.inputs) {
-      if (!req.wasm || !existsSync(req.wasm)) throw new InputError('E_NOT_FOUND', `wasm: ${req.wasm ?? '(none)'}: circuit inputs need the circuit's witness generator .wasm`);
+      const gen = req.generator ?? req.wasm;
+      if (!gen || !existsSync(gen)) throw new InputError('E_NOT_FOUND', `generator: ${gen ?? '(none)'}: circuit inputs need the circuit's witness generator (.wasm or native)`);
+      generatorKind(gen); // a truncated or foreign file is refused here, naming it
       req.inputs.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`input ${k} must be a JSON object`); });
     }
     if (looksLikeKeyPath(req.key) && !existsSync(req.key) && !this.keys.list().some((k) => k.id === req.key)) {

@@ -1,7 +1,7 @@
 // createEngine(): resolves the configuration against the machine (backend, GPUs, memory) and
 // assembles an Engine from its parts, all logging through `config.logger`. The one log line of the
 // core load says which backend runs.
-import { totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { CuzkError, DeviceError } from '../errors.js';
 import { loadCore } from '../ffi/load.js';
 import { gpuCount, gpuDescribe, setThreads } from '../ffi/native.js';
@@ -15,7 +15,7 @@ import { KeyCache } from './key-cache.js';
 import { EngineMetrics } from './metrics.js';
 import { PinnedPool } from './pinned-pool.js';
 import { SpanRecorder } from './spans.js';
-import { WitnessPool } from './witness-pool.js';
+import { WitnessPool, witnessSlots } from './witness-pool.js';
 
 /** A background growth chunk: ~0.5-0.8 s of cudaHostAlloc on the H200 machine. */
 export const DEFAULT_CHUNK = 1 << 30;
@@ -37,6 +37,7 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
     maxPartitions: config.maxPartitions ?? 64,
     verify: config.verify ?? true,
     keyIdleMs: config.keyIdleMs ?? 0,
+    witness: config.witness ?? {},
     tracePath: config.tracePath,
     testRandomness: config.testRandomness,
     testHooks: config.testHooks,
@@ -81,7 +82,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs, log: logger }),
     lanes,
     cpuLane,
-    witnesses: new WitnessPool(),
+    witnesses: new WitnessPool({ slots: witnessSlots(availableParallelism(), gpus > 0), ...cfg.witness, budget }),
     spans: new SpanRecorder(),
     metrics: (status) => new EngineMetrics(status),
     log: logger,

@@ -67,7 +67,8 @@ export class Engine implements ProvingEngine {
 
   /** Jobs in the pipeline at once: per healthy lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    return this.#serving().reduce((n, l) => n + l.slots + 1, 0);
+    // plus the witness slots: a job computing its witness is in the pipeline but on no lane
+    return this.#serving().reduce((n, l) => n + l.slots + 1, 0) + this.#p.witnesses.stats().slots;
   }
 
   #serving(): DeviceLane[] {
@@ -94,6 +95,10 @@ export class Engine implements ProvingEngine {
   }
   get lanes(): readonly DeviceLane[] {
     return this.#p.lanes;
+  }
+  /** Native witness generator processes (tests kill one mid-witness). */
+  witnessPids(): number[] {
+    return this.#p.witnesses.pids();
   }
 
   check(req: JobRequest, known?: KnownParts): CheckedJob {
@@ -219,6 +224,7 @@ export class Engine implements ProvingEngine {
       keys: this.#p.keys.list(),
       queues: this.#scheduler.depths(),
       running: this.#running.size,
+      witness: this.#p.witnesses.stats(),
       budget: {
         host: pool('host'),
         pinned: pool('pinned'),

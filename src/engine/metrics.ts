@@ -53,6 +53,15 @@ export class EngineMetrics {
     gauge('cuzk_pinned_pool_target_bytes', 'Size the pinned pool grows to in the background (0 = on demand)', [], (g, s) => g.set(s.pinnedPool.targetBytes));
     gauge('cuzk_pinned_pool_growing', '1 while the pinned pool adds a chunk in the background', [], (g, s) => g.set(s.pinnedPool.growing ? 1 : 0));
     gauge('cuzk_pinned_path_allocations', 'Pinned allocations a proof waited for (no pooled buffer had room)', [], (g, s) => g.set(s.pinnedPool.pathAllocations));
+    gauge('cuzk_witness_queue_jobs', 'Witnesses waiting for a generator slot', [], (g, s) => g.set(s.witness?.queued ?? 0));
+    gauge('cuzk_witness_busy_slots', 'Witnesses being computed (wasm workers and native generator processes)', [], (g, s) => g.set(s.witness?.busy ?? 0));
+    gauge('cuzk_witness_slots', 'Witnesses computed at once at most (the sizing rule)', [], (g, s) => g.set(s.witness?.slots ?? 0));
+    gauge('cuzk_witness_generator_processes', 'Native witness generator processes running', [], (g, s) => g.set(s.witness?.processes ?? 0));
+    gauge('cuzk_witness_completed_total', 'Witnesses computed, by result', ['result'], (g, s) => {
+      g.set({ result: 'ok' }, s.witness?.done ?? 0);
+      g.set({ result: 'failed' }, s.witness?.failed ?? 0);
+    });
+    gauge('cuzk_witness_mean_seconds', 'Mean wall time per computed witness', [], (g, s) => g.set(s.witness && s.witness.done > 0 ? s.witness.totalMs / s.witness.done / 1000 : 0));
     gauge('cuzk_keys_loaded', 'Proving keys loaded, by residency', ['residency'], (g, s) => {
       g.reset();
       for (const k of s.keys) g.inc({ residency: k.residency });

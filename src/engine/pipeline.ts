@@ -7,6 +7,7 @@
 // Every large buffer is reserved before it exists and released as soon as its phase ends; a stop
 // request (cancel, deadline) ends the partition at the next phase boundary with E_CANCELLED. Only
 // healthy lanes get a proof; one lost with its lane (E_DEVICE_LOST) runs again elsewhere (proveRetrying).
+import { rmSync } from 'node:fs';
 import { CuzkError, DeviceError, ProofError } from '../errors.js';
 import { scalarToLe } from '../formats/lem.js';
 import { proofToJson, publicToJson } from '../formats/proof-json.js';
@@ -102,15 +103,23 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   // witness: sent as a .wtns image, or computed from the circuit inputs in a worker thread
   const name = job.partitions > 1 ? `job ${job.id} witness ${part}` : `job ${job.id} witness`;
   let image = job.request.witnesses?.[part];
-  const file = job.request.witnessFiles?.[part];
+  let file = job.request.witnessFiles?.[part];
+  let generated: string | undefined;  // a native generator's .wtns: deleted once read
   if (!image && !file) {
     const t0 = performance.now();
-    image = await deps.witnesses.compute(job.request.wasm!, job.request.inputs![part], name);
+    const out = await deps.witnesses.compute(job.request.generator ?? job.request.wasm!, job.request.inputs![part], name, { nVars: h.nVars, signal });
+    image = out.bytes;
+    file = generated = out.file;
     const dur = performance.now() - t0;
     spans.record({ ...span, phase: 'witness', track: 'witness', start: t0, dur });
     job.addPhase('witness', dur, part);
   }
-  stopped();
+  try {
+    stopped();
+  } catch (err) {
+    if (generated) rmSync(generated, { force: true });
+    throw err;
+  }
   // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap;
   // one the engine's check parsed is opened from its layout (its size checked, not its header parsed
   // again), one computed from inputs is parsed and matched with the key here, once
@@ -133,6 +142,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     throw err;
   } finally {
     wtns.close();
+    if (generated) rmSync(generated, { force: true });
   }
   try {
     const publicSignals = publicSignalsOf(witness, h.nPublic);

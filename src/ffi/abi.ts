@@ -1,7 +1,9 @@
-// koffi declarations mirroring native/include/cuzk.h, and nothing else. Pointer arguments typed
+// koffi declarations mirroring native/include/cuzk.h, and in testHooks native/include/cuzk_test.h
+// (bound only from a test library, libcuzk_*_test.so: a release library has none). Pointer arguments typed
 // `uint8_t *` accept Uint8Arrays (koffi passes their address; valid only during the call);
 // `void *` fields carry native-owned addresses that outlive calls (see native-buffer.ts).
 import koffi, { type LibraryHandle } from 'koffi';
+import { CuzkError } from '../errors.js';
 
 export const cuzkError = koffi.struct('cuzk_error', {
   code: 'int32_t',
@@ -68,12 +70,40 @@ function bind(lib: LibraryHandle, name: string, def: () => Fn): Fn {
   }
 }
 
-export function declare(lib: LibraryHandle) {
+// A test hook asked of a release library: a function that says so when called (it never binds the
+// symbol, which such a library does not have).
+function absent(name: string, libPath: string): Fn {
+  const missing = (() => {
+    throw new CuzkError('E_INTERNAL', `${name} is a test hook: ${libPath} is a release library; load libcuzk_*_test.so (CUZK_NATIVE_TEST_HOOKS=1, as npm test sets)`);
+  }) as unknown as Fn;
+  return Object.assign(missing, { async: missing });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Declare = { f: (name: string, ret: string, args: any[]) => Fn; c: (name: string, proto: string) => Fn };
+
+/** native/include/cuzk_test.h: the test libraries' hooks (native/api/debug_*.cpp). */
+function testHooks({ f, c }: Declare) {
+  const E = koffi.out(koffi.pointer(cuzkError));
+  return {
+    debug_ifma: c('cuzk_debug_ifma', 'int32_t cuzk_debug_ifma(void)'),
+    debug_fq8_op: f('cuzk_debug_fq8_op', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    debug_gpu_counter: c('cuzk_debug_gpu_counter', 'uint64_t cuzk_debug_gpu_counter(int32_t)'),
+    debug_bingcd_inv: f('cuzk_debug_bingcd_inv', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
+    debug_fail_next: f('cuzk_debug_fail_next', 'int32_t', ['int32_t', 'int32_t', E]),
+    debug_affine_lanes: f('cuzk_debug_affine_lanes', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint64_t', 'uint32_t *', 'uint32_t *', 'uint64_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint8_t *', 'uint64_t', 'uint8_t *', 'uint8_t *', E]),
+  };
+}
+
+/** `hooks`: whether `lib` is a test library (its cuzk_test.h hooks are bound; else each throws when called). */
+export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean; libPath: string }) {
   const E = koffi.out(koffi.pointer(cuzkError));
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const f = (name: string, ret: string, args: any[]) => bind(lib, name, () => lib.func(name, ret, args));
   const c = (name: string, proto: string) => bind(lib, name, () => lib.func(proto));
+  const release: Declare = { f: (name) => absent(name, libPath), c: (name) => absent(name, libPath) };
   return {
+    ...testHooks(hooks ? { f, c } : release),
     status_name: c('cuzk_status_name', 'const char *cuzk_status_name(int32_t code)'),
     backend_name: c('cuzk_backend_name', 'const char *cuzk_backend_name(void)'),
     cuda_available: c('cuzk_cuda_available', 'int32_t cuzk_cuda_available(void)'),
@@ -105,13 +135,6 @@ export function declare(lib: LibraryHandle) {
     gpu_key_bytes: f('cuzk_gpu_key_bytes', 'uint64_t', [koffi.pointer(cuzkKey)]),
     gpu_key_upload: f('cuzk_gpu_key_upload', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
     gpu_key_evict: f('cuzk_gpu_key_evict', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
-    // test hooks (native/api/debug_hooks.cpp, CUZK_TEST_HOOKS builds)
-    debug_ifma: c('cuzk_debug_ifma', 'int32_t cuzk_debug_ifma(void)'),
-    debug_fq8_op: f('cuzk_debug_fq8_op', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
-    debug_gpu_counter: c('cuzk_debug_gpu_counter', 'uint64_t cuzk_debug_gpu_counter(int32_t)'),
-    debug_bingcd_inv: f('cuzk_debug_bingcd_inv', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
-    debug_fail_next: f('cuzk_debug_fail_next', 'int32_t', ['int32_t', 'int32_t', E]),
-    debug_affine_lanes: f('cuzk_debug_affine_lanes', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint64_t', 'uint32_t *', 'uint32_t *', 'uint64_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint8_t *', 'uint64_t', 'uint8_t *', 'uint8_t *', E]),
     groth16_verify: f('cuzk_groth16_verify', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint32_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), E]),
   };
 }

@@ -1,7 +1,9 @@
 // Finds and loads the native core and logs one line saying which backend runs, once per process:
 // libcuzk_cuda.so when it was built and a usable GPU is present, else libcuzk_cpu.so.
 // CUZK_BACKEND=cpu forces the CPU core, CUZK_BACKEND=cuda insists on the GPU (an error without
-// one); CUZK_LIB overrides the path.
+// one); CUZK_LIB overrides the path. CUZK_NATIVE_TEST_HOOKS=1 (scripts/test.mjs and test-gpu.mjs set
+// it) loads the test twins instead, libcuzk_{cuda,cpu}_test.so, whose cuzk_test.h hooks abi.ts then
+// binds; a library named *_test.so through CUZK_LIB counts as one too.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,9 +31,14 @@ function findRoot(): string {
 
 let loaded: LoadedCore | undefined;
 
+/** Whether `libPath` is a test library (native/CMakeLists.txt's <name>_test targets). */
+export function isTestLibrary(libPath: string): boolean {
+  return /_test\.so$/.test(path.basename(libPath));
+}
+
 function open(libPath: string): Abi {
   try {
-    return declare(koffi.load(libPath));
+    return declare(koffi.load(libPath), { hooks: isTestLibrary(libPath), libPath });
   } catch (cause) {
     throw new CuzkError('E_INTERNAL', `cannot load the native core ${libPath}: ${(cause as Error).message}; run \`npm run build:native\``, { cause });
   }
@@ -41,8 +48,9 @@ function open(libPath: string): Abi {
 export function loadCore(logger: Logger = log): LoadedCore {
   if (loaded) return loaded;
   const buildDir = process.env.CUZK_BUILD_DIR ?? path.join(findRoot(), 'build', 'native');
-  const cpuPath = path.join(buildDir, 'libcuzk_cpu.so');
-  const cudaPath = path.join(buildDir, 'libcuzk_cuda.so');
+  const twin = process.env.CUZK_NATIVE_TEST_HOOKS === '1' ? '_test' : '';
+  const cpuPath = path.join(buildDir, `libcuzk_cpu${twin}.so`);
+  const cudaPath = path.join(buildDir, `libcuzk_cuda${twin}.so`);
   let libPath = process.env.CUZK_LIB ?? '';
   let reason = 'CUZK_LIB';
   if (!libPath) {

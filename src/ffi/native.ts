@@ -73,7 +73,7 @@ export function debugFq8Op(op: number, a: Uint8Array, b: Uint8Array, out: Uint8A
   call('cuzk_debug_fq8_op', (s) => loadCore().abi.debug_fq8_op(op, a, b, out, n, s));
 }
 
-/** Test hook (CUZK_TEST_HOOKS builds): the next `calls` phase-2 prove calls (cuzk_groth16_prove_ab,
+/** Test hook (the test libraries, libcuzk_*_test.so): the next `calls` phase-2 prove calls (cuzk_groth16_prove_ab,
  * on any device) fail with `code`, a native status such as E_DEVICE_LOST or E_DEVICE_OOM, their
  * message saying it was injected; `calls` 0 disarms. */
 export function debugFailNext(code: ErrorCode, calls = 1): void {

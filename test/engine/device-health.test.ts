@@ -96,8 +96,12 @@ describe('a lost device lane', { timeout: 120_000 }, () => {
       assert.equal(j.state, 'failed', id);
       assert.equal(j.error?.code, 'E_DEVICE_LOST', j.error?.message);
     }
-    assert.match((await e.await(ids[0]!)).error!.message, /no healthy device lane is left to retry on/);
-    assert.match((await e.await(ids[3]!)).error!.message, /no healthy device lane is left to run it \(cpu: /);
+    // which job reaches the lane first (and takes the injected loss) is the machine's to decide: one ran
+    // and was lost, the others were bounced from the lost lane or never reached it
+    const messages = await Promise.all(ids.map(async (id) => (await e.await(id)).error!.message));
+    assert.equal(messages.filter((m) => /no healthy device lane is left to retry on/.test(m)).length, 1, messages.join('\n'));
+    for (const m of messages) assert.match(m, /no healthy device lane is left to retry on|no healthy device lane is left to run it \(cpu: |cpu is unhealthy \(.*injected.*\): the proof was not run there/);
+    assert.ok(messages.some((m) => /no healthy device lane is left to run it \(cpu: /.test(m)), 'a queued job found no lane left');
     assert.deepEqual(health(e), { cpu: false });
     assert.throws(() => e.submit({ key: zkey, witnesses: [w1] }), (err: CuzkError) => err.code === 'E_NO_DEVICE' && /no healthy device lane is left \(cpu: .*injected/.test(err.message));
     assert.match(String(lines().find((l) => /marked unhealthy/.test(String(l.msg)))?.msg), /no healthy lane is left, jobs fail with E_DEVICE_LOST/);

@@ -29,7 +29,7 @@ export class FakeEngine implements ProvingEngine {
   submit(req: JobRequest, known?: KnownParts): JobInfo {
     if (this.refuse) throw this.refuse;
     const open = [...this.jobs.values()].filter((j) => !TERMINAL_STATES.includes(j.info.state as never)).length;
-    if (open >= this.maxQueue) throw new ResourceError('E_OVERLOADED', 'queue full', { retryable: true });
+    if (open >= this.maxQueue) throw new ResourceError('E_OVERLOADED', 'queue full');
     let settle!: () => void;
     const settled = new Promise<void>((r) => (settle = r));
     const info: JobInfo = { id: req.id!, key: req.key, priority: req.priority ?? 'normal', state: 'queued', partitions: (req.witnessFiles ?? req.witnesses ?? req.inputs ?? []).length, submittedAt: Date.now(), timings: {} };

@@ -62,7 +62,7 @@ describe('serve config', () => {
   it('errors name the option', () => {
     const bad = (f: () => unknown, re: RegExp) => assert.throws(f, (e: unknown) => e instanceof CuzkError && e.code === 'E_INVALID_ARG' && re.test(e.message));
     bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_qeue = 5\n'), env: {} }), /unknown option "engine.max_qeue"/);
-    bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_queue = "many"\n'), env: {} }), /engine.max_queue must be a non-negative integer/);
+    bad(() => loadServeConfig({ configPath: toml('[engine]\nmax_queue = "many"\n'), env: {} }), /engine.max_queue must be an integer 1\.\.10000000/);
     bad(() => loadServeConfig({ configPath: toml('listen = \n'), env: {} }), /cuzk.toml: /);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['backend', 'tpu']]) }), /backend must be auto, cpu or cuda/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['memory-wait-policy', 'wait']]) }), /^engine\.memory_wait_policy must be start or exit, got "wait"$/);
@@ -70,7 +70,13 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-cert', 'c.pem']]) }), /tls.cert and tls.key go together/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-client-ca', 'ca.pem']]) }), /tls.client_ca \(mTLS\) needs tls.cert/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['store-notify', 'sometimes']]) }), /^store\.notify must be auto, on or off, got "sometimes"$/);
-    bad(() => loadServeConfig({ env: {}, flags: new Map([['store-pool-size', '0']]) }), /^store\.pool_size must be at least 1 connection, got 0$/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['store-pool-size', '0']]) }), /^--store-pool-size: store\.pool_size must be an integer 1\.\.65535, got "0"$/);
+    // bounds: timers past 2^31 - 1 ms would fire at once, a zero TTL would delete every upload at once
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['upload-ttl-s', '2147484']]) }), /limits\.upload_ttl_s must be an integer 1\.\.2147483, got "2147484"/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['upload-ttl-s', '0']]) }), /limits\.upload_ttl_s must be an integer 1\.\.2147483/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['headers-timeout-ms', '3000000000']]) }), /limits\.headers_timeout_ms must be an integer 0\.\.2147483647/);
+    bad(() => loadServeConfig({ env: {}, flags: new Map([['max-message-bytes', '0']]) }), /limits\.max_message_bytes must be an integer 1\.\.4294967295/);
+    bad(() => loadServeConfig({ configPath: toml('[engine]\nthreads = 100000\n'), env: {} }), /engine\.threads must be an integer 0\.\.4096, got 100000/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['advertise', 'http://gpu0:9820']]) }), /^store\.advertise must be host:port \(how the other daemons reach this one\), got "http:\/\/gpu0:9820"$/);
   });
 
@@ -102,7 +108,7 @@ describe('serve config', () => {
     for (const o of OPTIONS) {
       assert.ok(o.name in defaults, o.name);
       assert.ok(o.doc.length > 10, `${o.name} is documented`);
-      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? '12345' : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'advertise' ? 'gpu0:9820' : o.name === 'memoryWaitPolicy' ? 'exit' : o.name === 'storeNotify' ? 'off' : 'v';
+      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? String(Math.max(o.min ?? 0, Math.min(o.max ?? 12345, 12345))) : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'advertise' ? 'gpu0:9820' : o.name === 'memoryWaitPolicy' ? 'exit' : o.name === 'storeNotify' ? 'off' : 'v';
       const flags = new Map([[o.flag, v]]);
       if (o.flag.startsWith('tls-')) for (const f of ['tls-cert', 'tls-key']) if (!flags.has(f)) flags.set(f, 'x.pem'); // they go together
       const c = loadServeConfig({ env: {}, flags }) as unknown as Record<string, unknown>;

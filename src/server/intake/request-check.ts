@@ -55,11 +55,13 @@ function source(req: JobSubmission, kind: 'witnesses' | 'witness_ids' | 'witness
   if (kind === 'witness_ids') return { kind: 'uploads', ids: strings(req.witnessIds, 'witness_ids', 128) };
   if (kind === 'witness_files') return { kind: 'files', paths: strings(req.witnessFiles, 'witness_files', 4096) };
   const inputs = req.inputs!;
-  if (!req.wasm) throw bad('inputs need wasm: the path of the circuit witness generator on the server');
+  // `generator` (or its alias `wasm`): journaled as the source's `wasm`, either kind of generator
+  const generator = req.generator || req.wasm;
+  if (!generator) throw bad('inputs need generator: the path of the circuit witness generator on the server (.wasm or native)');
   inputs.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`inputs[${k}] must be a JSON object`); });
   const bytes = JSON.stringify(inputs).length;
   if (bytes > cfg.maxJobBytes) throw bad(`job is ${bytes} bytes of inputs, more than limits.max_job_bytes ${cfg.maxJobBytes}`);
-  return { kind: 'inputs', inputs, wasm: req.wasm };
+  return { kind: 'inputs', inputs, wasm: generator };
 }
 
 /** The engine's rules for every job (engine/job-check.ts), then the wire's own: sizes against the
@@ -84,9 +86,10 @@ export async function confineKey(key: string, cfg: Pick<ServeConfig, 'keyDirs'>,
   return !isKeyId(key) && looksLikeKeyPath(key) ? (await checkConfined(key, cfg.keyDirs, 'key')).path : key;
 }
 
-/** A circuit wasm path, as its real path inside files.input_dirs. */
-export async function confineWasm(wasm: string, cfg: Pick<ServeConfig, 'inputDirs'>): Promise<string> {
-  return (await checkConfined(wasm, cfg.inputDirs, 'wasm')).path;
+/** A witness generator path (.wasm or native: native code, run only from where the operator put it),
+ * as its real path inside files.input_dirs or files.key_dirs. */
+export async function confineWasm(wasm: string, cfg: Pick<ServeConfig, 'inputDirs'> & Partial<Pick<ServeConfig, 'keyDirs'>>): Promise<string> {
+  return (await checkConfined(wasm, [...cfg.inputDirs, ...(cfg.keyDirs ?? [])], 'generator')).path;
 }
 
 /** A journaled job's key and wasm, confined again (their real paths replace them): the directories,

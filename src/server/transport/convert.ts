@@ -23,6 +23,7 @@ export function jobRequestFromProto(m: SubmitProofRequest): JobSubmission {
   if (m.witnessFiles.length) req.witnessFiles = m.witnessFiles;
   if (m.inputs.length) req.inputs = m.inputs as Record<string, unknown>[];
   if (m.wasm) req.wasm = m.wasm;
+  if (m.generator) req.generator = m.generator;
   if (m.requestId) req.requestId = m.requestId;
   if (m.deadlineMs > 0n) req.deadlineMs = Number(m.deadlineMs);
   return req;
