@@ -6,25 +6,15 @@ import http2 from 'node:http2';
 import type { Http2ServerRequest } from 'node:http2';
 import type { IncomingMessage } from 'node:http';
 import { ResourceError } from '../../errors.js';
-import { OPTIONS } from '../startup/config-options.js';
 import type { ServeConfig } from '../startup/config.js';
 
-/** The options of this file. They come last in config-options.ts's table and defaultConfig() fills
- * them from it; ServeConfig's interface (startup/config.ts) does not name them yet, so they are read
- * here by name, with the table's default for a hand-built config (unit tests). */
-export interface RequestLimits {
-  bodyTimeoutMs: number;
-  maxUploadsPerConnection: number;
-  maxJsonBytes: number;
-}
+/** The options of this file, with limits.max_json_bytes 0 (or above limits.max_message_bytes) read
+ * as limits.max_message_bytes. */
+export type RequestLimits = Pick<ServeConfig, 'bodyTimeoutMs' | 'maxUploadsPerConnection' | 'maxJsonBytes'>;
 
 export function requestLimits(cfg: ServeConfig): RequestLimits {
-  const read = (name: keyof RequestLimits): number => {
-    const v = (cfg as unknown as Partial<RequestLimits>)[name];
-    return typeof v === 'number' ? v : (OPTIONS.find((o) => o.name === name)!.default as number);
-  };
-  const maxJson = read('maxJsonBytes');
-  return { bodyTimeoutMs: read('bodyTimeoutMs'), maxUploadsPerConnection: read('maxUploadsPerConnection'), maxJsonBytes: maxJson > 0 ? Math.min(maxJson, cfg.maxMessageBytes) : cfg.maxMessageBytes };
+  const maxJsonBytes = cfg.maxJsonBytes > 0 ? Math.min(cfg.maxJsonBytes, cfg.maxMessageBytes) : cfg.maxMessageBytes;
+  return { bodyTimeoutMs: cfg.bodyTimeoutMs, maxUploadsPerConnection: cfg.maxUploadsPerConnection, maxJsonBytes };
 }
 
 type Req = IncomingMessage | Http2ServerRequest;
