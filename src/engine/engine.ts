@@ -23,6 +23,7 @@ import type { PinnedPool } from './pinned-pool.js';
 import { proofBufferBytes, proveRetrying, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
+import { openWitnessFile } from './witness-file.js';
 import type { WitnessPool } from './witness-pool.js';
 
 export interface EngineParts {
@@ -328,6 +329,7 @@ export class Engine implements ProvingEngine {
       const deps: PipelineDeps = {
         budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
+        openWitness: this.#p.config.openWitness ?? openWitnessFile,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
       const parts = Array.from({ length: job.partitions }, (_, k) => proveRetrying(job, k, key, deps));

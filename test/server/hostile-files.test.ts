@@ -1,0 +1,113 @@
+// Hostile clients against the files a `cuzk serve` child reads (issue #27): a witness file swapped
+// after submit for a FIFO (the daemon must not freeze) or for a symlink out of files.input_dirs (it
+// must not be read, and the answer must not say what is there).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CuzkClient } from '../../src/client/index.js';
+import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { vectorFile, vectorSets } from '../helpers/vectors.js';
+
+const pos = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
+const key = vectorFile(pos, 'circuit.zkey');
+const wtnsPath = vectorFile(pos, 'witness.wtns');
+const LIMIT = { timeout: 60_000 };
+
+describe('cuzk serve: witness files swapped after submit', () => {
+  let d: DaemonProcess;
+  let client: CuzkClient;
+  let inputs: string;
+  let outside: string;
+  before(async () => {
+    inputs = mkdtempSync(path.join(tmpdir(), 'cuzk-inputs-'));
+    outside = mkdtempSync(path.join(tmpdir(), 'cuzk-outside-'));
+    const args = vectorDirArgs();
+    args[args.indexOf('--input-dirs') + 1] = inputs;
+    d = await startDaemon({ args });
+    client = new CuzkClient({ address: d.address });
+  });
+  after(async () => {
+    client.close();
+    const code = await Promise.race([d.stop(), new Promise((r) => setTimeout(r, 10_000, 'hung'))]);
+    if (code === 'hung') d.proc.kill('SIGKILL');
+    assert.equal(code, 0, d.logs());
+    removeDataDir(d.dataDir);
+    rmSync(inputs, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  /** Submits `name` (a good witness in the input dir) while the queue is paused, lets `swap` replace
+   * it, resumes, and returns the job once it ends (or what it was after 15 s). */
+  async function swapped(name: string, swap: (p: string) => void) {
+    const p = path.join(inputs, name);
+    copyFileSync(wtnsPath, p);
+    await client.pauseQueue();
+    const { job } = await client.submit({ key, witnessFiles: [p] });
+    swap(p);
+    await client.resumeQueue();
+    return client.await(job.id, 15_000);
+  }
+
+  it('a FIFO in place of the file fails its job; the daemon stays responsive', LIMIT, async () => {
+    const fifo = path.join(inputs, 'swap.wtns');
+    // a daemon stuck in open(2) on the FIFO answers nothing: the writer below is what would free it
+    let unstuck = false;
+    const unstick = setTimeout(() => {
+      unstuck = true;
+      try { writeFileSync(fifo, ''); } catch { /* gone */ }
+    }, 20_000);
+    try {
+      const job = await swapped('swap.wtns', (p) => {
+        unlinkSync(p);
+        execFileSync('mkfifo', [p]);
+      });
+      assert.equal(unstuck, false, 'the daemon froze in open(2) on the FIFO until the test opened it for writing');
+      assert.equal(job.state, 'failed');
+      assert.equal(job.error?.code, 'E_INVALID_ARG');
+      assert.match(job.error!.message, /not a regular file/);
+      const health = await fetch(`${d.url}/healthz`, { signal: AbortSignal.timeout(5000) });
+      assert.equal(health.status, 200);
+    } finally {
+      clearTimeout(unstick);
+    }
+  });
+
+  it('a symlink out of files.input_dirs is not read: the same answer for a witness and for any other file', LIMIT, async () => {
+    copyFileSync(wtnsPath, path.join(outside, 'other.wtns'));
+    writeFileSync(path.join(outside, 'secret'), 'root:x:0:0\n');
+    const answers: string[] = [];
+    for (const [name, target] of [['link-wtns.wtns', 'other.wtns'], ['link-secret.wtns', 'secret']] as const) {
+      const job = await swapped(name, (p) => {
+        unlinkSync(p);
+        symlinkSync(path.join(outside, target), p);
+      });
+      assert.equal(job.state, 'failed', `${name}: ${JSON.stringify(job)}`);
+      assert.equal(job.error?.code, 'E_INVALID_ARG');
+      assert.equal(job.proofs, undefined);
+      answers.push(job.error!.message.replaceAll(name, '<name>'));
+    }
+    assert.match(answers[0]!, /not inside a directory this daemon reads witness files from/);
+    assert.equal(answers[1], answers[0]);
+  });
+
+  it('a directory of the path swapped for a symlink out is refused the same way', LIMIT, async () => {
+    const sub = path.join(inputs, 'sub');
+    mkdirSync(sub);
+    copyFileSync(wtnsPath, path.join(outside, 'in-sub.wtns'));
+    const job = await swapped('sub/in-sub.wtns', () => {
+      rmSync(sub, { recursive: true });
+      symlinkSync(outside, sub);
+    });
+    assert.equal(job.state, 'failed', JSON.stringify(job));
+    assert.match(job.error!.message, /not inside a directory this daemon reads witness files from/);
+  });
+
+  it('a witness file left as it was still proves', LIMIT, async () => {
+    const job = await swapped('kept.wtns', () => {});
+    assert.equal(job.state, 'completed', JSON.stringify(job.error));
+    assert.deepEqual(readFileSync(path.join(inputs, 'kept.wtns')), readFileSync(wtnsPath));
+  });
+});
