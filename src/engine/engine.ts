@@ -7,6 +7,8 @@
 // proveRetrying); with none left, jobs fail with E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import nodePath from 'node:path';
 import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
@@ -18,6 +20,7 @@ import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
 import { JobChecker } from './checked-job.js';
 import type { KeyCache } from './key-cache.js';
+import { checkKeyId } from './key-ref.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
 import { proofBufferBytes, proveRetrying, type PipelineDeps } from './pipeline.js';
@@ -41,6 +44,13 @@ export interface EngineParts {
 }
 
 const FINISHED_KEPT = 10_000;
+
+/** Whether two paths name one file: equal once resolved, or by their real paths. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (nodePath.resolve(a) === nodePath.resolve(b)) return true;
+  const [ra, rb] = await Promise.all([realpath(a).catch(() => undefined), realpath(b).catch(() => undefined)]);
+  return ra !== undefined && ra === rb;
+}
 
 export class Engine implements ProvingEngine {
   readonly #p: EngineParts;
@@ -178,6 +188,7 @@ export class Engine implements ProvingEngine {
 
   async loadKey(path: string, opts: { id?: string } = {}): Promise<KeyInfo> {
     if (!existsSync(path)) throw new InputError('E_NOT_FOUND', `${path}: no such proving key file`);
+    if (opts.id !== undefined) await checkKeyId(opts.id, path, sameFile);
     const e = this.#p.keys.register(path, opts.id);
     this.#p.keys.acquire(e);
     try {

@@ -1,6 +1,7 @@
 // Hostile clients against the files a `cuzk serve` child reads (issue #27): a witness file swapped
 // after submit for a FIFO (the daemon must not freeze) or for a symlink out of files.input_dirs (it
-// must not be read, and the answer must not say what is there).
+// must not be read, and the answer must not say what is there); key ids that shadow another key's
+// path, or that are megabytes long.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -21,10 +22,13 @@ describe('cuzk serve: witness files swapped after submit', () => {
   let client: CuzkClient;
   let inputs: string;
   let outside: string;
+  let keys: string;
   before(async () => {
     inputs = mkdtempSync(path.join(tmpdir(), 'cuzk-inputs-'));
     outside = mkdtempSync(path.join(tmpdir(), 'cuzk-outside-'));
-    const args = vectorDirArgs();
+    keys = mkdtempSync(path.join(tmpdir(), 'cuzk-keys-'));
+    for (const k of ['pos.zkey', 'pos-b.zkey']) copyFileSync(key, path.join(keys, k));
+    const args = vectorDirArgs(keys);
     args[args.indexOf('--input-dirs') + 1] = inputs;
     d = await startDaemon({ args });
     client = new CuzkClient({ address: d.address });
@@ -37,6 +41,7 @@ describe('cuzk serve: witness files swapped after submit', () => {
     removeDataDir(d.dataDir);
     rmSync(inputs, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
+    rmSync(keys, { recursive: true, force: true });
   });
 
   /** Submits `name` (a good witness in the input dir) while the queue is paused, lets `swap` replace
@@ -109,5 +114,26 @@ describe('cuzk serve: witness files swapped after submit', () => {
     const job = await swapped('kept.wtns', () => {});
     assert.equal(job.state, 'completed', JSON.stringify(job.error));
     assert.deepEqual(readFileSync(path.join(inputs, 'kept.wtns')), readFileSync(wtnsPath));
+  });
+
+  it('a key id that looks like another path is refused: a job naming that path gets its own key', LIMIT, async () => {
+    const a = path.join(keys, 'pos.zkey'), b = path.join(keys, 'pos-b.zkey');
+    for (const id of [b, 'elsewhere/pos.zkey', 'x.zkey']) {
+      await assert.rejects(client.loadKey({ path: a }, id), (e: { code?: string; message: string }) => e.code === 'E_INVALID_ARG' && /looks like a path/.test(e.message));
+    }
+    await assert.rejects(client.loadKey({ zkey: readFileSync(key) }, b), /looks like a path/);
+    assert.ok(!(await client.listKeys()).some((k) => k.id === b));
+    const job = await client.prove({ key: b, witnesses: [readFileSync(wtnsPath)] });
+    assert.equal(job.state, 'completed');
+    assert.equal((await client.listKeys()).find((k) => k.id === job.key)?.path, b);
+    // its own path, and a plain name, are ids as before
+    assert.equal((await client.loadKey({ path: a }, a)).id, a);
+    assert.equal((await client.loadKey({ path: a }, 'pos')).id, 'pos');
+  });
+
+  it('a key id longer than 4096 characters is refused without being echoed', LIMIT, async () => {
+    const long = 'k'.repeat(60_000);
+    await assert.rejects(client.loadKey({ path: path.join(keys, 'pos.zkey') }, long), (e: { code?: string; message: string }) => e.code === 'E_INVALID_ARG' && /60000 characters, at most 4096/.test(e.message) && e.message.length < 500);
+    assert.ok(!(await client.listKeys()).some((k) => k.id === long));
   });
 });

@@ -9,7 +9,7 @@ import { InputError } from '../../errors.js';
 import type { JobRequest, Priority } from '../../engine/api.js';
 import { checkJobFields, WIRE_NAMES } from '../../engine/job-check.js';
 import type { ServeConfig } from '../startup/config.js';
-import { looksLikeKeyPath } from '../../engine/key-ref.js';
+import { looksLikeKeyPath, MAX_KEY_CHARS } from '../../engine/key-ref.js';
 import { checkConfined } from './file-access.js';
 
 /** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
@@ -70,7 +70,7 @@ export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJ
   const f = checkJobFields(req, {
     witnesses: given(req.witnesses), witness_ids: given(req.witnessIds), witness_files: given(req.witnessFiles), inputs: given(req.inputs),
   }, { maxPartitions: cfg.maxPartitions, names: WIRE_NAMES });
-  if (req.key.length > 4096) throw bad(`key is ${req.key.length} characters long (at most 4096)`);
+  if (req.key.length > MAX_KEY_CHARS) throw bad(`key is ${req.key.length} characters long (at most ${MAX_KEY_CHARS})`);
   if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0 || req.requestId.length > 256)) throw bad('request_id must be 1..256 characters');
   const job: ValidJob = { key: f.key, source: source(req, f.source, cfg), partitions: f.partitions, priority: f.priority };
   if (req.requestId !== undefined) job.requestId = req.requestId;

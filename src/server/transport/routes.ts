@@ -8,6 +8,7 @@ import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { InputError, ResourceError } from '../../errors.js';
 import type { KeyInfo, ProvingEngine } from '../../engine/api.js';
+import { checkKeyId } from '../../engine/key-ref.js';
 import type { Logger } from '../../log.js';
 import {
   EvictKeyResponseSchema, GetMetricsResponseSchema, GetTraceResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type GetStatusResponse, type SubmitProofRequest,
@@ -49,6 +50,9 @@ function requireId(id: string, what: string): string {
 }
 
 async function loadKey(c: RouteContext, source: { case: 'path'; value: string } | { case: 'zkey'; value: Uint8Array } | { case: undefined; value?: undefined }, id: string): Promise<KeyInfo> {
+  // an id that looks like a path is only ever the key's own path as written: the engine would
+  // otherwise resolve the client's path (outside the key dirs, maybe) to compare files
+  if (id) await checkKeyId(id, source.case === 'path' ? source.value : '', async (a, b) => b !== '' && path.resolve(a) === path.resolve(b));
   if (source.case === 'path') {
     const real = (await checkConfined(source.value, c.cfg.keyDirs, 'key')).path;
     // the id defaults to the path as the client wrote it (absolute); the engine opens the real path
