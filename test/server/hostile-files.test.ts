@@ -1,10 +1,10 @@
 // Hostile clients against the files a `cuzk serve` child reads (issue #27): a witness file swapped
 // after submit for a FIFO (the daemon must not freeze) or for a symlink out of files.input_dirs (it
 // must not be read, and the answer must not say what is there); key ids that shadow another key's
-// path, or that are megabytes long.
+// path, or that are megabytes long; identical key uploads at once.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -135,5 +135,30 @@ describe('cuzk serve: witness files swapped after submit', () => {
     const long = 'k'.repeat(60_000);
     await assert.rejects(client.loadKey({ path: path.join(keys, 'pos.zkey') }, long), (e: { code?: string; message: string }) => e.code === 'E_INVALID_ARG' && /60000 characters, at most 4096/.test(e.message) && e.message.length < 500);
     assert.ok(!(await client.listKeys()).some((k) => k.id === long));
+  });
+
+  it('identical key uploads at once all load (12 rounds of 4 new keys): none truncated, none removed under another', LIMIT, async () => {
+    const zkey = readFileSync(key);
+    const pad = Buffer.alloc(16 * 1024 * 1024);
+    // one connection each, started a few ms apart: one sees the file another is still writing
+    const clients = Array.from({ length: 4 }, () => new CuzkClient({ address: d.address }));
+    const failed: string[] = [];
+    try {
+      for (let round = 0; round < 12; round++) {
+        // bytes after a .zkey's last section are ignored: a new sha256, so a new file, each round, and
+        // large enough that writing it takes many turns of the event loop (the race's window)
+        const bytes = Buffer.concat([zkey, Buffer.from(`round ${round} ${process.pid}`), pad]);
+        const got = await Promise.allSettled(clients.map(async (c, i) => {
+          await new Promise((r) => setTimeout(r, i * (round % 4) * 4));
+          return c.loadKey({ zkey: bytes }, `up-${round}-${i}`);
+        }));
+        for (const g of got) if (g.status === 'rejected') failed.push(`round ${round}: ${(g.reason as Error).message}`);
+      }
+    } finally {
+      for (const c of clients) c.close();
+    }
+    assert.deepEqual(failed, []);
+    const keysDir = path.join(d.dataDir, 'keys');
+    assert.deepEqual(readdirSync(keysDir).filter((f) => !f.endsWith('.zkey')), [], 'temporary files left');
   });
 });

@@ -1,8 +1,8 @@
 // The ProvingService handlers: proto in, engine/JobService calls, proto out. Every error leaves as
 // a ConnectError built by status-map.ts, so the gRPC status, the HTTP status and the E_ code agree.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
@@ -67,23 +67,31 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
   const dir = uploadedKeysDir(c.cfg);
   const file = path.join(dir, `${hex}.zkey`);
   const fresh = !existsSync(file);
-  if (fresh) {
-    try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(file, bytes, { mode: 0o600 });
-    } catch (cause) {
-      await rm(file, { force: true });
-      const code = (cause as NodeJS.ErrnoException).code;
-      throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { cause });
-    }
-  }
+  if (fresh) await storeKey(dir, file, bytes);
   try {
     const info = await c.engine.loadKey(file, { id: id || `sha256:${hex}` });
     await c.store.putKey(info.id, file);
     return info;
   } catch (err) {
-    if (fresh) await rm(file, { force: true });
+    // the same bytes loaded at once under another id keep their file (an evicted key is read again from it)
+    if (fresh && !c.engine.listKeys().some((k) => k.path === file)) await rm(file, { force: true });
     throw err;
+  }
+}
+
+/** Writes an uploaded key to `file` whole or not at all: into a temporary file of this upload's own,
+ * renamed over `file`. Uploads of the same bytes at once each rename a whole copy (the same
+ * content), where writing `file` itself let one truncate what another was reading. */
+async function storeKey(dir: string, file: string, bytes: Uint8Array): Promise<void> {
+  const tmp = `${file}.${process.pid}.${randomUUID()}.partial`;
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(tmp, bytes, { mode: 0o600, flag: 'wx' });
+    await rename(tmp, file);
+  } catch (cause) {
+    await rm(tmp, { force: true });
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { cause });
   }
 }
 
