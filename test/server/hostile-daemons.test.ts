@@ -1,7 +1,8 @@
 // Daemons against each other (issue #27): a second daemon given the first's unix socket must not take
 // it (the first would run on, unreachable), --takeover must signal only a process that has this very
 // journal open (an inode number alone repeats across filesystems), and two --takeover at once must
-// not both signal the old daemon (a second SIGTERM stops it undrained).
+// not both signal the old daemon (a second SIGTERM stops it undrained); a password on the command
+// line (--store) is warned about.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
 import { lockHolders } from '../../src/server/journal/journal-open.js';
-import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { removeDataDir, runChild, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { makeGate, untilRunning } from '../helpers/gate.js';
 import { scratch } from '../helpers/scratch-fs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
@@ -97,5 +98,16 @@ describe('daemons against each other', () => {
     } finally {
       for (const d of [b, c]) if (!(d instanceof Error)) await d.stop();
     }
+  });
+
+  it('a --store URL with a password is warned about at start, the password not repeated; one without is not', LIMIT, async () => {
+    // nothing listens on port 1: the start fails after the warning, as it would after a good connect
+    const withPw = await runChild(['serve', '--data-dir', scratch(), '--listen', '127.0.0.1:0', '--store', 'postgres://cuzk:s3cret-pw@127.0.0.1:1/cuzk']);
+    assert.notEqual(withPw.code, 0);
+    assert.match(withPw.stderr, /--store carries a password, which every local user can read in this process's command line/);
+    assert.doesNotMatch(withPw.stderr, /s3cret-pw/);
+    const without = await runChild(['serve', '--data-dir', scratch(), '--listen', '127.0.0.1:0', '--store', 'postgres://cuzk@127.0.0.1:1/cuzk']);
+    assert.notEqual(without.code, 0);
+    assert.doesNotMatch(without.stderr, /carries a password/);
   });
 });
