@@ -110,6 +110,34 @@ describe('cuzk serve: witness files swapped after submit', () => {
     assert.match(job.error!.message, /not inside a directory this daemon reads witness files from/);
   });
 
+  it('a journaled job whose witness file became a symlink out while the daemon was down: refused the same way at replay', LIMIT, async () => {
+    const args = vectorDirArgs();
+    args[args.indexOf('--input-dirs') + 1] = inputs;
+    const p = path.join(inputs, 'replayed.wtns');
+    copyFileSync(wtnsPath, p);
+    writeFileSync(path.join(outside, 'replay-secret'), 'root:x:0:0\n');
+    const e = await startDaemon({ args });
+    const ce = new CuzkClient({ address: e.address });
+    await ce.pauseQueue();
+    const { job } = await ce.submit({ key, witnessFiles: [p] });
+    ce.close();
+    assert.equal(await e.stop(), 0, e.logs());
+    unlinkSync(p);
+    symlinkSync(path.join(outside, 'replay-secret'), p);
+    const again = await startDaemon({ dataDir: e.dataDir, args });
+    const ca = new CuzkClient({ address: again.address });
+    try {
+      const end = await ca.await(job.id, 15_000);
+      assert.equal(end.state, 'failed', JSON.stringify(end));
+      assert.match(end.error!.message, /not inside a directory this daemon reads witness files from/);
+      assert.doesNotMatch(end.error!.message, /not a wtns file|truncated/);
+    } finally {
+      ca.close();
+      assert.equal(await again.stop(), 0, again.logs());
+      removeDataDir(e.dataDir);
+    }
+  });
+
   it('a witness file left as it was still proves', LIMIT, async () => {
     const job = await swapped('kept.wtns', () => {});
     assert.equal(job.state, 'completed', JSON.stringify(job.error));

@@ -11,6 +11,7 @@ import { checkJobFields, WIRE_NAMES } from '../../engine/job-check.js';
 import type { ServeConfig } from '../startup/config.js';
 import { looksLikeKeyPath, MAX_KEY_CHARS } from '../../engine/key-ref.js';
 import { checkConfined } from './file-access.js';
+import type { SpooledWitness } from './spool.js';
 
 /** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
 export type JobSubmission = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
@@ -92,9 +93,11 @@ export async function confineWasm(wasm: string, cfg: Pick<ServeConfig, 'inputDir
   return (await checkConfined(wasm, [...cfg.inputDirs, ...(cfg.keyDirs ?? [])], 'generator')).path;
 }
 
-/** A journaled job's key and wasm, confined again (their real paths replace them): the directories,
- * and the files in them, may have changed since it was accepted. */
-export async function confineStored(s: { key: string; request?: { wasm?: string } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
+/** A journaled job's key, wasm and server witness files, confined again (their real paths replace
+ * them): the directories, and the files in them, may have changed since it was accepted (the engine
+ * reads a replayed job's witness headers at submit, before its own opener confines them). */
+export async function confineStored(s: { key: string; request?: { wasm?: string; witnessFiles?: Pick<SpooledWitness, 'path' | 'owned'>[] } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
   s.key = await confineKey(s.key, cfg, isKeyId);
   if (s.request?.wasm) s.request.wasm = await confineWasm(s.request.wasm, cfg);
+  for (const f of s.request?.witnessFiles ?? []) if (!f.owned) f.path = (await checkConfined(f.path, cfg.inputDirs, 'witness')).path;
 }
