@@ -67,8 +67,13 @@ export class Engine implements ProvingEngine {
 
   /** Jobs in the pipeline at once: per healthy lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    // plus the witness slots: a job computing its witness is in the pipeline but on no lane
-    return this.#serving().reduce((n, l) => n + l.slots + 1, 0) + this.#p.witnesses.stats().slots;
+    return this.#serving().reduce((n, l) => n + l.slots + 1, 0);
+  }
+
+  /** maxRunning plus the witness slots: jobs with `inputs` may fill those too, since a job computing
+   * its witness is in the pipeline but on no lane (so witnesses are ready when lanes free up). */
+  get maxRunningWithInputs(): number {
+    return this.maxRunning + this.#p.witnesses.stats().slots;
   }
 
   #serving(): DeviceLane[] {
@@ -306,8 +311,10 @@ export class Engine implements ProvingEngine {
       }
       return;
     }
-    while (!this.#draining && !this.#paused && this.#running.size < this.maxRunning) {
-      const job = this.#scheduler.next();
+    const lanes = this.maxRunning, all = this.maxRunningWithInputs;
+    while (!this.#draining && !this.#paused && this.#running.size < all) {
+      // beyond the lanes' room only a job that first computes its witnesses may start
+      const job = this.#scheduler.next(this.#running.size < lanes ? undefined : (j) => j.request.inputs !== undefined);
       if (!job) return;
       this.#running.add(job);
       void this.#run(job).finally(() => {
