@@ -101,6 +101,10 @@ export class Engine implements ProvingEngine {
   get lanes(): readonly DeviceLane[] {
     return this.#p.lanes;
   }
+  /** The witness stage (the bench measures it alone). */
+  get witnessPool(): WitnessPool {
+    return this.#p.witnesses;
+  }
   /** Native witness generator processes (tests kill one mid-witness). */
   witnessPids(): number[] {
     return this.#p.witnesses.pids();

@@ -38,5 +38,9 @@ describe('daemon witness generators', { timeout: 600_000 }, () => {
     assert.match(b.error!.message, /input signal "in" takes 2 values, got 1/);
     const st = await c.status();
     assert.equal(st.backend, 'cpu');
+    // the witness stage in GetStatus: 3 computed, the bad one failed, nothing computing now
+    assert.ok(st.witness, 'GetStatus has the witness stage');
+    assert.deepEqual({ done: st.witness.done, failed: st.witness.failed, busy: st.witness.busy }, { done: 3, failed: 1, busy: 0 });
+    assert.ok(st.witness.totalMs > 0 && st.witness.slots >= 1);
   });
 });
