@@ -114,6 +114,18 @@ describe('engine witness generators', { timeout: 600_000 }, () => {
     } finally {
       await tight.close();
     }
+    // a wasm witness past the limit: its worker is terminated, the next witness gets a fresh one
+    const wasmTight = await createEngine({ backend: 'cpu', threads: 2, witness: { slots: 1, timeoutMs: 5, dir } });
+    try {
+      for (const k of [1, 2]) {
+        const info = await wasmTight.await(wasmTight.submit({ key: c.zkey, inputs: [c.input], generator: c.wasm }).id);
+        assert.equal(info.state, 'failed', `wasm job ${k}`);
+        assert.equal(info.error!.code, 'E_TIMEOUT', info.error!.message);
+        assert.match(info.error!.message, /took longer than its limit of 5 ms/);
+      }
+    } finally {
+      await wasmTight.close();
+    }
     const small = await createEngine({ backend: 'cpu', threads: 2, witness: { slots: 1, maxAddressSpaceBytes: 14 << 20, dir } });
     try {
       const info = await small.await(small.submit({ key: c.zkey, inputs: [c.input], generator: c.generator }).id);
