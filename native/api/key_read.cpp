@@ -4,6 +4,7 @@
 // by a check per section: the copy out of the page cache, the page faults of the fresh buffers and
 // the checks all spread over every core (the faults of one thread's pread overlap another's checks).
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +69,24 @@ void populate(uint8_t* dest, uint64_t len) {
 #else
   (void)dest;
   (void)len;
+#endif
+}
+
+// Whether bytes [pos, pos + len) of the file are one hole (they read as zeros). SEEK_DATA finds the
+// next data at or after pos; a file system without hole support says pos itself (no hole), and
+// ENXIO means no data after pos, a hole only if the file does reach pos + len (else the read must
+// run and find where it ended).
+bool is_hole(int fd, uint64_t pos, uint64_t len) {
+#ifdef SEEK_DATA
+  off_t data = lseek(fd, off_t(pos), SEEK_DATA);
+  if (data >= 0) return uint64_t(data) >= pos + len;
+  struct stat st;
+  return errno == ENXIO && fstat(fd, &st) == 0 && uint64_t(st.st_size) >= pos + len;
+#else
+  (void)fd;
+  (void)pos;
+  (void)len;
+  return false;
 #endif
 }
 
@@ -142,12 +161,22 @@ void read_checked(int fd, uint32_t domain_size, uint64_t n_vars, cuzk_read_part*
   }
   std::sort(chunks.begin(), chunks.end(), [](const chunk_t& a, const chunk_t& b) { return a.file_pos < b.file_pos; });
   defects_t defects(parts, n);
+  // the verdict on an item of zeros, per part: what a hole's items are (the point at infinity is good)
+  std::vector<int32_t> zero_defect(n, 0);
+  const std::vector<uint8_t> zeros(affine_t<typename C::g2>::nbytes + coef_bytes, 0);
+  for (uint64_t i = 0; i < n; i++) zero_defect[i] = item_defect<C>(parts[i].check, zeros.data(), domain_size, n_vars);
   thread_pool::global().parallel_for(chunks.size(), [&](size_t k) {
     const chunk_t& c = chunks[k];
     if (defects.past_first(c.file_pos)) return;
     const cuzk_read_part& p = parts[c.part];
-    if (!read_chunk(fd, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const uint64_t item = item_bytes<C>(p.check);
+    if ((p.flags & CUZK_READ_DEST_ZEROED) && is_hole(fd, c.file_pos, c.len)) {
+      // every item here is zeros, as the destination is: one verdict stands for them all
+      int32_t d = zero_defect[c.part];
+      if (d != 0) defects.record(c.part, c.file_pos, d, int64_t(c.begin / item));
+      return;
+    }
+    if (!read_chunk(fd, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const auto* base = static_cast<const uint8_t*>(p.dest);
     for (uint64_t off = c.begin; off < c.begin + c.len; off += item) {
       int32_t d = item_defect<C>(p.check, base + off, domain_size, n_vars);
