@@ -14,6 +14,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkError } from '../../src/errors.js';
 import { ProvingKey } from '../../src/engine/proving-key.js';
+import { createEngine } from '../../src/index.js';
+import { curveByName } from '../../src/formats/curves.js';
 import { ZkeyFile, ZKEY_SECTION } from '../../src/formats/zkey.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -135,6 +137,38 @@ describe('a key with a section over 4 GiB', () => {
       assert.ok(rssGrowth < 2 ** 30, `a ${key.bytes}-byte sparse key grew the process by ${rssGrowth} bytes: the holes were copied`);
     } finally {
       key.release();
+    }
+  });
+
+  it('the engine loads it and takes a job of its witness size (1 GiB, a sparse file; checked, not proved)', async () => {
+    const engine = await createEngine({ threads: 1 });
+    try {
+      const info = await engine.loadKey(zkeyPath, { id: 'big' });
+      assert.equal(info.nVars, N_VARS);
+      assert.ok(info.bytes > 10 * 2 ** 30, `${info.bytes} bytes`);
+      const wtns = path.join(dir, 'big.wtns');
+      const fd = openSync(wtns, 'w');
+      try {
+        const head = Buffer.alloc(12 + 12 + 40 + 12);
+        head.write('wtns', 0, 'latin1');
+        head.writeUInt32LE(2, 4);
+        head.writeUInt32LE(2, 8);
+        head.writeUInt32LE(1, 12);
+        head.writeBigUInt64LE(40n, 16);
+        head.writeUInt32LE(32, 24);
+        Buffer.from(curveByName('bn128')!.r.toString(16).padStart(64, '0'), 'hex').reverse().copy(head, 28);
+        head.writeUInt32LE(N_VARS, 60);
+        head.writeUInt32LE(2, 64);
+        head.writeBigUInt64LE(BigInt(N_VARS * 32), 68);
+        writeSync(fd, head, 0, head.length, 0);
+        ftruncateSync(fd, head.length + N_VARS * 32);
+      } finally {
+        closeSync(fd);
+      }
+      const checked = engine.check({ key: 'big', witnessFiles: [wtns] });
+      assert.equal(checked.partitions, 1);
+    } finally {
+      await engine.close();
     }
   });
 
