@@ -74,8 +74,8 @@ export class CuzkError extends Error {
   }
 }
 
-/** Bad request or bad argument (E_INVALID_ARG, E_NOT_FOUND), or a request over a limit the operator
- * set (E_LIMIT: the message names the limit and its option; send less or raise it). */
+/** Bad request or bad argument (E_INVALID_ARG, E_NOT_FOUND), or a request over a limit (E_LIMIT): one
+ * the operator set (the message names it and its option: send less or raise it) or one of cuzk's own. */
 export class InputError extends CuzkError {}
 /** Malformed or mismatched zkey/wtns/r1cs/json file (E_FORMAT). */
 export class FormatError extends CuzkError {
