@@ -1,76 +1,84 @@
-// A key with a section past 4 GiB loads, and its sections hold the right bytes past the 4 GiB mark:
-// a synthetic BN254 key whose B2 section has 2^25 + 16 points (4 GiB + 2 KiB), built from the vector
-// key's header, IC and coefficients with nVars raised. The file is sparse: its big sections are holes
-// (zeros: points at infinity, which are good points) but for real points at each section's far end,
-// around the 4 GiB mark of B2, so the disk and memory it costs are small. The load leaves the holes
-// unread (a fresh mapping is zeros already), which is what keeps this test's memory small by design:
-// the check below that the process grew by under 1 GiB for a 10 GiB key is that design. The points
-// past the mark are read back through windows of the mapping and compared; one of them made bad is
-// E_FORMAT naming its index past 2^25, so they are checked as well as copied.
+// A key with a section past 4 GiB loads, its sections hold the right bytes past the 4 GiB mark, and
+// it proves: a synthetic BN254 key whose B2 section has 2^25 + 16 points (4 GiB + 2 KiB), built from
+// the poseidon vector key with nVars raised. The added wires are unconstrained (their points are the
+// point at infinity: holes of a sparse file, so the disk and memory it costs are small) except the 17
+// wires around B2's 4 GiB mark (FAR), each a copy of one private wire K of the circuit: its points
+// in A, B1, B2 and C and its coefficient records. A witness that moves part of w_K onto the FAR
+// wires satisfies the same constraints, so its proof verifies only if the points past the mark are
+// read, checked and used as the file has them. The load leaves the holes unread (a fresh mapping is
+// zeros already): the check that the process grew by under 1 GiB for a 10 GiB key is that design.
 import assert from 'node:assert/strict';
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkError } from '../../src/errors.js';
+import { proveWithKey } from '../../src/engine/prover.js';
 import { ProvingKey } from '../../src/engine/proving-key.js';
 import { createEngine } from '../../src/index.js';
 import { curveByName } from '../../src/formats/curves.js';
+import { leToBigint, scalarToLe } from '../../src/formats/lem.js';
+import { proofToJson, publicToJson } from '../../src/formats/proof-json.js';
+import { WtnsFile } from '../../src/formats/wtns.js';
 import { ZkeyFile, ZKEY_SECTION } from '../../src/formats/zkey.js';
-import { vectorFile, vectorSets } from '../helpers/vectors.js';
+import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { readJson, vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const G1 = 64;
 const G2 = 128;
+const RECORD = 44;
 const N_VARS = 2 ** 25 + 16;
 const FOUR_GIB = 2 ** 32;
-/** B2 points written at the far end: the one that ends at the 4 GiB mark, and the 16 past it. */
+/** The copies of wire K: the B2 point that ends at the 4 GiB mark, and the 16 past it. */
 const FAR = Array.from({ length: 17 }, (_, k) => 2 ** 25 - 1 + k);
+const r = curveByName('bn128')!.r;
 
 const set = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
 let dir: string;
 let zkeyPath: string;
-/** Where B2's points start in the synthetic file, and the bytes written at each FAR index. */
+/** Where B2's points start in the synthetic file; K; the B2 point every FAR wire has (K's). */
 let b2At: number;
-const written = new Map<number, Buffer>();
+let wireK: number;
+let pointB2K: Buffer;
 
-/** The synthetic key: the vector's sections 1-4 (nVars patched), then 5-9 sized for N_VARS, sparse. */
+/** The synthetic key: the vector's sections 1-3, 4 with K's records copied to each FAR wire, and 5-9
+ * sized for N_VARS: the vector's points first, K's at FAR, holes elsewhere. */
 function writeSyntheticKey(file: string): void {
   const src = vectorFile(set, 'circuit.zkey');
   const bytes = readFileSync(src);
   const z = ZkeyFile.open(src);
   const h = z.header;
-  const take = (type: number) => {
-    const s = type === 1 ? h.sections.header : type === 2 ? h.sections.groth16 : type === 3 ? h.sections.IC : h.sections.coefs;
-    return Buffer.from(bytes.subarray(s.offset, s.offset + s.size));
-  };
-  // the vector's own points, to put where the synthetic sections end: real points, checked on load
-  // (its nonzero ones: a wire absent from a matrix has the point at infinity there)
-  const points = (name: 'A' | 'B2' | 'H', size: number) => {
-    const at = z.sectionPosition(name);
-    const all = Array.from({ length: z.sectionBytes(name) / size }, (_, k) => Buffer.from(bytes.subarray(at + k * size, at + (k + 1) * size)));
-    const real = all.filter((p) => p.some((x) => x !== 0));
-    return (k: number) => real[k % real.length]!;
-  };
-  const a = points('A', G1);
-  const b2 = points('B2', G2);
-  const hp = points('H', G1);
+  const raw = (s: { offset: number; size: number }) => Buffer.from(bytes.subarray(s.offset, s.offset + s.size));
+  const section = (name: 'A' | 'B1' | 'B2' | 'C' | 'H') => Buffer.from(bytes.subarray(z.sectionPosition(name), z.sectionPosition(name) + z.sectionBytes(name)));
+  const vec = { A: section('A'), B1: section('B1'), B2: section('B2'), C: section('C'), H: section('H') };
+  const records = Buffer.from(bytes.subarray(z.sectionPosition('coefs'), z.sectionPosition('coefs') + z.sectionBytes('coefs')));
   z.close();
-  const groth16 = take(2);
+  // K: a private wire (so it has a C point) in both matrices, its B2 point a real one
+  const signals = (m: number) => new Set(Array.from({ length: h.nCoefs }, (_, i) => i).filter((i) => records.readUInt32LE(i * RECORD) === m).map((i) => records.readUInt32LE(i * RECORD + 8)));
+  const inB = signals(1);
+  wireK = [...signals(0)].find((s) => s > h.nPublic && inB.has(s) && vec.B2.subarray(s * G2, (s + 1) * G2).some((x) => x !== 0))!;
+  assert.ok(wireK !== undefined, 'the vector has a private wire in A and B');
+  const point = (b: Buffer, i: number, size: number) => b.subarray(i * size, (i + 1) * size);
+  pointB2K = Buffer.from(point(vec.B2, wireK, G2));
+  // each of K's records followed by its copies, so the records stay in constraint order
+  const all = Array.from({ length: h.nCoefs }, (_, i) => records.subarray(i * RECORD, (i + 1) * RECORD)).flatMap((rec) =>
+    rec.readUInt32LE(8) !== wireK ? [rec] : [rec, ...FAR.map((j) => {
+      const c = Buffer.from(rec);
+      c.writeUInt32LE(j, 8);
+      return c;
+    })]);
+  const coefs = Buffer.concat([Buffer.alloc(4), ...all]);
+  coefs.writeUInt32LE(all.length, 0);
+  const groth16 = raw(h.sections.groth16);
   groth16.writeUInt32LE(N_VARS, 4 + 32 + 4 + 32); // n8q, q, n8r, r, then nVars
-  const big: [number, number, (at: number) => void][] = [
-    [ZKEY_SECTION.A, N_VARS * G1, (at) => put(at + (N_VARS - 1) * G1, a(0))],
-    [ZKEY_SECTION.B1, N_VARS * G1, () => {}],
-    [ZKEY_SECTION.B2, N_VARS * G2, (at) => {
-      b2At = at;
-      // nonzero points only (the vector's first ones may be infinity), a different one at each index
-      FAR.forEach((i, k) => {
-        const p = b2(k);
-        written.set(i, p);
-        put(at + i * G2, p);
-      });
-    }],
-    [ZKEY_SECTION.C, (N_VARS - h.nPublic - 1) * G1, () => {}],
-    [ZKEY_SECTION.H, h.domainSize * G1, (at) => put(at + (h.domainSize - 1) * G1, hp(0))],
+  const privateAt = (i: number) => i - h.nPublic - 1; // C holds the private wires' points
+  // [type, bytes, the vector's points, a wire's point index in the section (undefined: H, not per wire), point bytes]
+  const big: [number, number, Buffer, ((i: number) => number) | undefined, number][] = [
+    [ZKEY_SECTION.A, N_VARS * G1, vec.A, (i) => i, G1],
+    [ZKEY_SECTION.B1, N_VARS * G1, vec.B1, (i) => i, G1],
+    [ZKEY_SECTION.B2, N_VARS * G2, vec.B2, (i) => i, G2],
+    [ZKEY_SECTION.C, (N_VARS - h.nPublic - 1) * G1, vec.C, privateAt, G1],
+    [ZKEY_SECTION.H, h.domainSize * G1, vec.H, undefined, G1],
   ];
   const fd = openSync(file, 'w');
   let pos = 0;
@@ -91,20 +99,38 @@ function writeSyntheticKey(file: string): void {
     head.writeUInt32LE(4 + big.length, 8);
     put(0, head);
     pos = 12;
-    for (const [type, data] of [[1, take(1)], [2, groth16], [3, take(3)], [4, take(4)]] as const) {
+    for (const [type, data] of [[1, raw(h.sections.header)], [2, groth16], [3, raw(h.sections.IC)], [4, coefs]] as const) {
       header(type, data.length);
       put(pos, data);
       pos += data.length;
     }
-    for (const [type, size, fill] of big) {
+    for (const [type, size, points, index, item] of big) {
       header(type, size);
-      fill(pos);
+      if (type === ZKEY_SECTION.B2) b2At = pos;
+      put(pos, points);
+      if (index) for (const j of FAR) put(pos + index(j) * item, point(points, index(wireK), item));
       pos += size;
     }
-    ftruncateSync(fd, pos); // the holes to the end: H's last point is data, so this only checks the length
+    ftruncateSync(fd, pos);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The vector's witness for N_VARS wires: x_j = j on each FAR wire, w_K less their sum (the same constraints hold). */
+function farWitness(): Uint8Array {
+  const w = WtnsFile.open(vectorFile(set, 'witness.wtns'));
+  const small = w.readWitness();
+  w.close();
+  const out = new Uint8Array(N_VARS * 32); // untouched pages (the zero wires) cost nothing
+  out.set(small);
+  let k = leToBigint(out, 32 * wireK, 32);
+  for (const j of FAR) {
+    out.set(scalarToLe(BigInt(j)), 32 * j);
+    k -= BigInt(j);
+  }
+  out.set(scalarToLe(((k % r) + r) % r), 32 * wireK);
+  return out;
 }
 
 before(() => {
@@ -112,7 +138,10 @@ before(() => {
   zkeyPath = path.join(dir, 'b2-over-4gib.zkey');
   writeSyntheticKey(zkeyPath);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await terminateSnarkjs();
+});
 
 describe('a key with a section over 4 GiB', () => {
   it('loads, and its B2 points past the 4 GiB mark are the ones in the file', async () => {
@@ -125,18 +154,40 @@ describe('a key with a section over 4 GiB', () => {
       assert.equal(b2.byteLength, N_VARS * G2);
       assert.ok(b2.byteLength > FOUR_GIB, 'the section is past 4 GiB');
       assert.ok(key.bytes > 10 * 2 ** 30, `the key holds ${key.bytes} bytes`);
-      for (const i of FAR) {
-        const got = Buffer.from(b2.view(i * G2, G2));
-        assert.ok(got.some((x) => x !== 0), `point ${i} is a real point`);
-        assert.deepEqual(got, written.get(i), `B2 point ${i} (bytes ${i * G2}..${(i + 1) * G2}, the mark at ${FOUR_GIB})`);
-      }
-      // a hole reads as the point at infinity, and the last point is the section's last bytes
-      assert.deepEqual(Buffer.from(b2.view(2 ** 24 * G2, G2)), Buffer.alloc(G2));
-      assert.deepEqual(Buffer.from(b2.view(b2.byteLength - G2, G2)), written.get(N_VARS - 1));
-      assert.ok(Buffer.from(key.native.parts.pointsA.view((N_VARS - 1) * G1, G1)).some((x) => x !== 0), 'A\'s last point');
+      for (const i of FAR) assert.deepEqual(Buffer.from(b2.view(i * G2, G2)), pointB2K, `B2 point ${i} (bytes ${i * G2}..${(i + 1) * G2}, the mark at ${FOUR_GIB})`);
+      assert.deepEqual(Buffer.from(b2.view(b2.byteLength - G2, G2)), pointB2K, 'the last point is the section\'s last bytes');
+      assert.deepEqual(Buffer.from(b2.view(2 ** 24 * G2, G2)), Buffer.alloc(G2), 'a hole reads as the point at infinity');
       assert.ok(rssGrowth < 2 ** 30, `a ${key.bytes}-byte sparse key grew the process by ${rssGrowth} bytes: the holes were copied`);
     } finally {
       key.release();
+    }
+  });
+
+  it('proves on the CPU core with a witness on the wires past the mark; cuzk and snarkjs accept the proof', async () => {
+    const key = await ProvingKey.load(zkeyPath);
+    try {
+      const res = await proveWithKey(key, farWitness()); // verified before it returns (E_PROOF_INVALID otherwise)
+      assert.deepEqual(publicToJson(res.publicSignals), readJson(set, 'public.json'));
+      assert.equal(await snarkjsVerify(readJson(set, 'vkey.json'), publicToJson(res.publicSignals), proofToJson(res.proof)), true);
+    } finally {
+      key.release();
+    }
+  });
+
+  it('the proof rests on the points past the mark: one of them made the point at infinity (a good point) fails it', async () => {
+    const at = b2At + (2 ** 25 + 5) * G2;
+    const fd = openSync(zkeyPath, 'r+');
+    try {
+      writeSync(fd, Buffer.alloc(G2), 0, G2, at);
+      const key = await ProvingKey.load(zkeyPath);
+      try {
+        await assert.rejects(proveWithKey(key, farWitness()), (e: unknown) => e instanceof CuzkError && e.code === 'E_PROOF_INVALID');
+      } finally {
+        key.release();
+      }
+    } finally {
+      writeSync(fd, pointB2K, 0, G2, at);
+      closeSync(fd);
     }
   });
 
@@ -156,7 +207,7 @@ describe('a key with a section over 4 GiB', () => {
         head.writeUInt32LE(1, 12);
         head.writeBigUInt64LE(40n, 16);
         head.writeUInt32LE(32, 24);
-        Buffer.from(curveByName('bn128')!.r.toString(16).padStart(64, '0'), 'hex').reverse().copy(head, 28);
+        Buffer.from(scalarToLe(r)).copy(head, 28);
         head.writeUInt32LE(N_VARS, 60);
         head.writeUInt32LE(2, 64);
         head.writeBigUInt64LE(BigInt(N_VARS * 32), 68);
@@ -176,7 +227,7 @@ describe('a key with a section over 4 GiB', () => {
     const bad = 2 ** 25 + 9;
     const fd = openSync(zkeyPath, 'r+');
     try {
-      const p = Buffer.from(written.get(bad)!);
+      const p = Buffer.from(pointB2K);
       p[0] ^= 1; // x changed: off the curve
       writeSync(fd, p, 0, G2, b2At + bad * G2);
     } finally {
