@@ -4,7 +4,7 @@
 // than its parts, and a read that fails, come back as results (not crashes); bad parts are refused.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -119,6 +119,11 @@ describe('readFileChecked', () => {
     assert.deepEqual(await readFileChecked(fd, 'bn128', bounds, [{ fileOffset: 0, bytes: n, into: dirty, check: 'g1', zeroed: true }]), [undefined]);
     assert.equal(dirty.view(0, 1)[0], 0xab, 'the hole was not read');
     assert.deepEqual(dirty.view(hole, 128), g1Points(2), 'the data after it was');
+    // the holes were found on a descriptor of its own: this one's offset is still 0 (not moved to the data)
+    assert.notEqual(g1[0], 0);
+    const first = Buffer.alloc(1);
+    assert.equal(readSync(fd, first, 0, 1, null), 1);
+    assert.equal(first[0], 0, 'the caller\'s offset untouched');
     const plain = mapped(n);
     plain.view(0, n).fill(0xab);
     assert.deepEqual(await readFileChecked(fd, 'bn128', bounds, [{ fileOffset: 0, bytes: n, into: plain, check: 'g1' }]), [undefined]);
