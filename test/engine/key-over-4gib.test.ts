@@ -6,7 +6,9 @@
 // in A, B1, B2 and C and its coefficient records. A witness that moves part of w_K onto the FAR
 // wires satisfies the same constraints, so its proof verifies only if the points past the mark are
 // read, checked and used as the file has them. The load leaves the holes unread (a fresh mapping is
-// zeros already): the check that the process grew by under 1 GiB for a 10 GiB key is that design.
+// zeros already): the check that the process grew by under 1 GiB for a 10 GiB key is that design,
+// and where the temporary directory's file system reports no holes the suite skips, saying so,
+// rather than hold 10 GiB (the hole skipping itself is test/ffi/key-read.test.ts's to fail).
 import assert from 'node:assert/strict';
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,8 @@ import { leToBigint, scalarToLe } from '../../src/formats/lem.js';
 import { proofToJson, publicToJson } from '../../src/formats/proof-json.js';
 import { WtnsFile } from '../../src/formats/wtns.js';
 import { ZkeyFile, ZKEY_SECTION } from '../../src/formats/zkey.js';
+import { readFileChecked } from '../../src/ffi/key-read.js';
+import { NativeBuffer } from '../../src/ffi/native-buffer.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { readJson, vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -133,8 +137,28 @@ function farWitness(): Uint8Array {
   return out;
 }
 
-before(() => {
+/** Why the holes of a sparse file in `at` would be copied (then the 10 GiB key would be held in
+ * memory, past what a test may take), or undefined: a probe file read as the key loader reads. */
+async function holesNotSkipped(at: string): Promise<string | undefined> {
+  const probe = path.join(at, 'probe.bin');
+  const fd = openSync(probe, 'w+');
+  const into = NativeBuffer.allocMapped(16 << 20);
+  try {
+    writeSync(fd, Buffer.alloc(G1, 1), 0, G1, (16 << 20) - G1);
+    into.view(0, 1)[0] = 0xab; // left as it is only if the hole is not read
+    await readFileChecked(fd, 'bn128', { domainSize: 1, nVars: 1 }, [{ fileOffset: 0, bytes: 16 << 20, into, check: 'raw', zeroed: true }]);
+    return into.view(0, 1)[0] === 0xab ? undefined : `${at} does not report holes (SEEK_DATA): the sparse key would be read whole`;
+  } finally {
+    into.release();
+    closeSync(fd);
+  }
+}
+
+let skip: string | undefined;
+before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'cuzk-4gib-'));
+  skip = await holesNotSkipped(dir);
+  if (skip) return;
   zkeyPath = path.join(dir, 'b2-over-4gib.zkey');
   writeSyntheticKey(zkeyPath);
 });
@@ -144,7 +168,8 @@ after(async () => {
 });
 
 describe('a key with a section over 4 GiB', () => {
-  it('loads, and its B2 points past the 4 GiB mark are the ones in the file', async () => {
+  it('loads, and its B2 points past the 4 GiB mark are the ones in the file', async (t) => {
+    if (skip) return t.skip(skip);
     const rss0 = process.memoryUsage().rss;
     const key = await ProvingKey.load(zkeyPath);
     try {
@@ -163,7 +188,8 @@ describe('a key with a section over 4 GiB', () => {
     }
   });
 
-  it('proves on the CPU core with a witness on the wires past the mark; cuzk and snarkjs accept the proof', async () => {
+  it('proves on the CPU core with a witness on the wires past the mark; cuzk and snarkjs accept the proof', async (t) => {
+    if (skip) return t.skip(skip);
     const key = await ProvingKey.load(zkeyPath);
     try {
       const res = await proveWithKey(key, farWitness()); // verified before it returns (E_PROOF_INVALID otherwise)
@@ -174,7 +200,8 @@ describe('a key with a section over 4 GiB', () => {
     }
   });
 
-  it('the proof rests on the points past the mark: one of them made the point at infinity (a good point) fails it', async () => {
+  it('the proof rests on the points past the mark: one of them made the point at infinity (a good point) fails it', async (t) => {
+    if (skip) return t.skip(skip);
     const at = b2At + (2 ** 25 + 5) * G2;
     const fd = openSync(zkeyPath, 'r+');
     try {
@@ -191,7 +218,8 @@ describe('a key with a section over 4 GiB', () => {
     }
   });
 
-  it('the engine loads it and takes a job of its witness size (1 GiB, a sparse file; checked, not proved)', async () => {
+  it('the engine loads it and takes a job of its witness size (1 GiB, a sparse file; checked, not proved)', async (t) => {
+    if (skip) return t.skip(skip);
     const engine = await createEngine({ threads: 1 });
     try {
       const info = await engine.loadKey(zkeyPath, { id: 'big' });
@@ -223,7 +251,8 @@ describe('a key with a section over 4 GiB', () => {
     }
   });
 
-  it('checks the points past the mark: a bad one there is E_FORMAT naming its index', async () => {
+  it('checks the points past the mark: a bad one there is E_FORMAT naming its index', async (t) => {
+    if (skip) return t.skip(skip);
     const bad = 2 ** 25 + 9;
     const fd = openSync(zkeyPath, 'r+');
     try {
