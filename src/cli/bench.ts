@@ -54,6 +54,7 @@ Options: --jobs N            measured jobs (default 20)
          --clients N         concurrent SDK clients for --remote (default 10)
          --token T           the daemon's bearer token (default $CUZK_TOKEN)
          --upload-key        --remote: send the .zkey bytes instead of its path
+         --partitions P      partitions per job, each the same witness (the PoRep shape; in process only)
          --inputs F          circuit inputs (input.json) for every job; needs --generator
          --generator GEN     the circuit's witness generator (.wasm or native)
          --json              the result as JSON on stdout`;
@@ -156,6 +157,8 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const warmup = intFlag(flags, 'warmup', undefined, 0, 1_000_000);
   const concurrency = intFlag(flags, 'concurrency', undefined, 1, 1024);
   const threads = intFlag(flags, 'threads', 0, 0, 4096)!;
+  const partitions = intFlag(flags, 'partitions', 1, 1, 1024)!;
+  if (partitions > 1 && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--partitions runs in process only (not with --remote)');
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
   const backend = strFlag(flags, 'backend') ?? 'auto';
@@ -177,7 +180,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const witness = readBytes(wtns);
 
   const r = await benchEngine({
-    zkey, witness, inputs, jobs, warmup, concurrency, tracePath,
+    zkey, witness, inputs, partitions, jobs, warmup, concurrency, tracePath,
     comparePinnedOff: compare !== undefined,
     config: { backend, threads },
     onProgress: progress(ctx),
@@ -186,7 +189,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const failed = r.run.failed + (r.off?.failed ?? 0) + (r.inputs?.failed ?? 0);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
     headline(zkey, r),
-    `${jobs} jobs after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight; every proof verified; window ${(r.run.wallMs / 1000).toFixed(1)} s`,
+    `${jobs} jobs${partitions > 1 ? ` of ${partitions} partitions (proofs/s counts proofs)` : ''} after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight; every proof verified; window ${(r.run.wallMs / 1000).toFixed(1)} s`,
     '',
     benchTable(r),
     ...stageLines(r),

@@ -23,6 +23,8 @@ export interface StreamOptions {
   witness: Uint8Array;
   /** Jobs carry these circuit inputs instead, and `generator` (a .wasm or a native generator) computes each witness. */
   inputs?: StreamInputs;
+  /** Partitions per job (default 1): each a copy of the witness or the inputs, the PoRep shape. */
+  partitions?: number;
   jobs: number;
   /** Jobs kept in flight; default 2 × engine.maxRunning (the engine runs 2 per lane, 2 more wait
    * in its queue so a freed slot is taken at once, not after the bench's own await round trip). */
@@ -158,7 +160,10 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
   const slots = opts.inputs ? engine.maxRunningWithInputs : engine.maxRunning;
   const warmup = opts.warmup ?? slots;
   const concurrency = opts.concurrency ?? 2 * slots;
-  const job: Omit<JobRequest, 'key'> = opts.inputs ? { inputs: [opts.inputs.input], generator: opts.inputs.generator } : { witnesses: [opts.witness] };
+  const p = opts.partitions ?? 1;
+  const job: Omit<JobRequest, 'key'> = opts.inputs
+    ? { inputs: Array.from({ length: p }, () => opts.inputs!.input), generator: opts.inputs.generator }
+    : { witnesses: Array.from({ length: p }, () => opts.witness) };
   const jobBytes = opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : opts.witness.length;
   const progress = opts.onProgress ?? (() => {});
   let rssMax = process.memoryUsage.rss();
@@ -182,12 +187,12 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
     const kernelMs = lanes.reduce((s, l, i) => s + l.kernelMs - kernel0[i]!, 0);
     const busyMs = lanes.reduce((s, l, i) => s + l.busyMs - busy0[i]!, 0);
     const deviceMs = gpuLanes > 0 ? kernelMs : busyMs;
-    const deviceMsPerProof = completed > 0 ? deviceMs / completed : 0;
+    const deviceMsPerProof = completed > 0 ? deviceMs / (completed * (opts.partitions ?? 1)) : 0;
     const h2dSpans = engine.spans.spans().filter((s) => s.phase === 'h2d' && s.start >= t0);
     const h2dBytes = h2dSpans.reduce((s, x) => s + (x.bytes ?? 0), 0);
     const h2dMs = h2dSpans.reduce((s, x) => s + x.dur, 0);
     const sorted = [...run.latencies].sort((a, b) => a - b);
-    const proofsPerSec = completed / (wallMs / 1000);
+    const proofsPerSec = (completed * p) / (wallMs / 1000);
     const targetProofsPerSec = deviceMsPerProof > 0 ? (0.9 * lanes.length * 1000) / deviceMsPerProof : 0;
     const st = engine.status();
     const w1 = st.witness;

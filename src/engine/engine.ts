@@ -11,7 +11,7 @@ import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '
 import type { Logger } from '../log.js';
 import {
   TRACE_MAX_SECONDS, type CheckedJob, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo, type KnownParts,
-  type ProvingEngine,
+  type ProofOutput, type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
 import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
@@ -341,7 +341,18 @@ export class Engine implements ProvingEngine {
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
-      const parts = Array.from({ length: job.partitions }, (_, k) => proveRetrying(job, k, key, deps));
+      // partitions in order, as many in flight as the lanes' pipeline holds (their slots plus one
+      // each, as for separate jobs): all at once, every partition read its witness and waited for a
+      // lane together, and a 10-partition job kept an H200 51% busy (issue 32)
+      const window = Math.max(1, this.maxRunning);
+      const parts: Promise<ProofOutput>[] = [];
+      for (let k = 0; k < job.partitions; k++) {
+        const ahead = parts[k - window];
+        parts.push((ahead ? ahead.then(() => undefined, () => undefined) : Promise.resolve()).then(() => {
+          if (job.cancelFlag[0]) throw new CuzkError('E_CANCELLED', `job ${job.id} was ${job.stopAs ?? 'cancelled'}`);
+          return proveRetrying(job, k, key, deps);
+        }));
+      }
       // the first partition to fail is the job's reason; it halts its siblings at their next phase
       // boundary, and every partition settles (and frees its buffers) before the job ends
       let first: unknown;
