@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'E_PROOF_INVALID',
   'E_INTERNAL',
   'E_UNAVAILABLE',
+  'E_LIMIT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -45,6 +46,7 @@ export const RETRY_POLICY: Readonly<Record<ErrorCode, RetryPolicy>> = {
   E_PROOF_INVALID: 'no',
   E_INTERNAL: 'no',
   E_UNAVAILABLE: 'later',
+  E_LIMIT: 'no',
 };
 
 /** True when RETRY_POLICY allows any retry of this code: CuzkError.retryable, on the wire too. */
@@ -72,7 +74,8 @@ export class CuzkError extends Error {
   }
 }
 
-/** Bad request or bad argument (E_INVALID_ARG, E_NOT_FOUND). */
+/** Bad request or bad argument (E_INVALID_ARG, E_NOT_FOUND), or a request over a limit (E_LIMIT): one
+ * the operator set (the message names it and its option: send less or raise it) or one of cuzk's own. */
 export class InputError extends CuzkError {}
 /** Malformed or mismatched zkey/wtns/r1cs/json file (E_FORMAT). */
 export class FormatError extends CuzkError {
@@ -94,6 +97,7 @@ export function errorForCode(code: ErrorCode, message: string, opts: CuzkErrorOp
   switch (code) {
     case 'E_INVALID_ARG':
     case 'E_NOT_FOUND':
+    case 'E_LIMIT':
       return new InputError(code, message, opts);
     case 'E_FORMAT':
       return new FormatError(message, opts);

@@ -4,6 +4,8 @@
 // by a check per section: the copy out of the page cache, the page faults of the fresh buffers and
 // the checks all spread over every core (the faults of one thread's pread overlap another's checks).
 #include <sys/mman.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "api/dispatch.hpp"
@@ -70,6 +73,40 @@ void populate(uint8_t* dest, uint64_t len) {
   (void)len;
 #endif
 }
+
+// Whether bytes [pos, pos + len) of the file are one hole (they read as zeros). SEEK_DATA finds the
+// next data at or after pos; a file system without hole support says pos itself (no hole), and
+// ENXIO means no data after pos, a hole only if the file does reach pos + len (else the read must
+// run and find where it ended). |probe| is a descriptor of its own (probe_fd): lseek moves the
+// offset, and the caller's must stay untouched. probe < 0: no hole is ever found.
+bool is_hole(int probe, uint64_t pos, uint64_t len) {
+#ifdef SEEK_DATA
+  if (probe < 0) return false;
+  off_t data = lseek(probe, off_t(pos), SEEK_DATA);
+  if (data >= 0) return uint64_t(data) >= pos + len;
+  struct stat st;
+  return errno == ENXIO && fstat(probe, &st) == 0 && uint64_t(st.st_size) >= pos + len;
+#else
+  (void)probe;
+  (void)pos;
+  (void)len;
+  return false;
+#endif
+}
+
+// The same file opened again (its own file description, so its own offset) for is_hole's lseeks;
+// -1 (holes never skipped) where /proc is not there. Closed when it goes out of scope.
+struct probe_fd {
+  int fd = -1;
+  explicit probe_fd(int of) {
+    if (of >= 0) fd = open(("/proc/self/fd/" + std::to_string(of)).c_str(), O_RDONLY | O_CLOEXEC);
+  }
+  ~probe_fd() {
+    if (fd >= 0) close(fd);
+  }
+  probe_fd(const probe_fd&) = delete;
+  probe_fd& operator=(const probe_fd&) = delete;
+};
 
 // false when the read failed or the file ended (recorded)
 bool read_chunk(int fd, const cuzk_read_part& p, const chunk_t& c, defects_t& defects) {
@@ -142,12 +179,25 @@ void read_checked(int fd, uint32_t domain_size, uint64_t n_vars, cuzk_read_part*
   }
   std::sort(chunks.begin(), chunks.end(), [](const chunk_t& a, const chunk_t& b) { return a.file_pos < b.file_pos; });
   defects_t defects(parts, n);
+  bool any_zeroed = false;
+  for (uint64_t i = 0; i < n; i++) any_zeroed |= (parts[i].flags & CUZK_READ_DEST_ZEROED) != 0;
+  const probe_fd probe(any_zeroed ? fd : -1);
+  // the verdict on an item of zeros, per part: what a hole's items are (the point at infinity is good)
+  std::vector<int32_t> zero_defect(n, 0);
+  const std::vector<uint8_t> zeros(affine_t<typename C::g2>::nbytes + coef_bytes, 0);
+  for (uint64_t i = 0; i < n; i++) zero_defect[i] = item_defect<C>(parts[i].check, zeros.data(), domain_size, n_vars);
   thread_pool::global().parallel_for(chunks.size(), [&](size_t k) {
     const chunk_t& c = chunks[k];
     if (defects.past_first(c.file_pos)) return;
     const cuzk_read_part& p = parts[c.part];
-    if (!read_chunk(fd, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const uint64_t item = item_bytes<C>(p.check);
+    if ((p.flags & CUZK_READ_DEST_ZEROED) && is_hole(probe.fd, c.file_pos, c.len)) {
+      // every item here is zeros, as the destination is: one verdict stands for them all
+      int32_t d = zero_defect[c.part];
+      if (d != 0) defects.record(c.part, c.file_pos, d, int64_t(c.begin / item));
+      return;
+    }
+    if (!read_chunk(fd, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const auto* base = static_cast<const uint8_t*>(p.dest);
     for (uint64_t off = c.begin; off < c.begin + c.len; off += item) {
       int32_t d = item_defect<C>(p.check, base + off, domain_size, n_vars);

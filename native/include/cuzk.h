@@ -147,8 +147,15 @@ typedef struct cuzk_read_part {
   int32_t defect;       /* out: cuzk_read_defect */
   int64_t first_bad;    /* out: the first bad item's index (1-4) or file byte (5-6), -1 when none */
   int32_t os_error;     /* out: errno for CUZK_READ_IO */
-  int32_t reserved;
+  int32_t flags;        /* in: cuzk_read_flags (0 before flags existed: the field was reserved) */
 } cuzk_read_part;
+
+typedef enum cuzk_read_flags {
+  /* |dest| holds zeros already (a fresh anonymous mapping): a stretch of the part that is a hole in
+   * the file (a sparse file, SEEK_DATA) is not copied, its pages left untouched, and is checked as
+   * one item of zeros stands for all of them */
+  CUZK_READ_DEST_ZEROED = 1
+} cuzk_read_flags;
 
 /* Reads |n| parts of the open file |fd| (positional reads, pread) in chunks of up to 4 MiB on the
  * thread pool, each chunk checked as soon as it is in, while the bytes are still in cache: the key

@@ -161,9 +161,8 @@ void answer(const json& j) {
 
 // .wtns v2 as circom's writeBinWitness: header section (n8, prime, nVars), then the values in
 // normal (not Montgomery) form, 32 bytes each, written with one write() per MiB.
-std::string write_wtns(Circom_CalcWit* ctx, const char* path) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return std::string(path) + ": cannot write the witness: " + strerror(errno);
+// |fd| is the output file, opened by the serving process before the fork (see serve_one).
+std::string write_wtns(Circom_CalcWit* ctx, int fd, const char* path) {
   const u32 n8 = Fr_N64 * 8, nvars = get_size_of_witness();
   std::vector<uint8_t> buf;
   buf.reserve(1 << 20);
@@ -189,12 +188,12 @@ std::string write_wtns(Circom_CalcWit* ctx, const char* path) {
 
 // Child: parse and check the inputs, run the circuit, write the file; the outcome goes to |result_fd|.
 [[noreturn]] void compute_child(Circom_Circuit* circuit, const input_names_t& names, const char* input, size_t input_len,
-                                const char* out, int result_fd) {
+                                int out_fd, const char* out, int result_fd) {
   json res;
   try {
     auto* ctx = new Circom_CalcWit(circuit);
     std::string err = set_inputs(ctx, circuit, names, input, input_len);
-    if (err.empty()) err = write_wtns(ctx, out);
+    if (err.empty()) err = write_wtns(ctx, out_fd, out);
     if (err.empty()) res = {{"ok", true}};
     else res = {{"code", "E_INVALID_ARG"}, {"message", err}};
   } catch (const std::bad_alloc&) {
@@ -222,17 +221,33 @@ json serve_one(Circom_Circuit* circuit, const input_names_t& names, const std::v
   memcpy(&out_len, frame.data() + 8, 4);
   if (12 + size_t(out_len) > frame.size()) return {{"code", "E_INVALID_ARG"}, {"message", "malformed request frame"}};
   std::string out(frame.data() + 12, out_len);
+  // The file is created here, before the fork, and the child only writes to its fd: a child still
+  // running after this process is killed (PDEATHSIG is delivered, not instant) can then never
+  // create the file after cuzk has removed it; it writes to an unlinked inode at most.
+  int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out_fd < 0) return {{"code", "E_INVALID_ARG"}, {"message", out + ": cannot write the witness: " + strerror(errno)}};
   int log_pipe[2], res_pipe[2];
-  if (pipe2(log_pipe, O_CLOEXEC) != 0 || pipe2(res_pipe, O_CLOEXEC) != 0) return {{"code", "E_INTERNAL"}, {"message", "pipe failed"}};
+  if (pipe2(log_pipe, O_CLOEXEC) != 0 || pipe2(res_pipe, O_CLOEXEC) != 0) {
+    close(out_fd);
+    unlink(out.c_str());
+    return {{"code", "E_INTERNAL"}, {"message", "pipe failed"}};
+  }
+  pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0) return {{"code", "E_HOST_OOM"}, {"message", std::string("fork failed: ") + strerror(errno)}};
+  if (pid < 0) {
+    close(out_fd);
+    unlink(out.c_str());
+    return {{"code", "E_HOST_OOM"}, {"message", std::string("fork failed: ") + strerror(errno)}};
+  }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);  // the parent died before prctl: no signal would come
     dup2(log_pipe[1], 1);
     dup2(log_pipe[1], 2);
     close(0);
-    compute_child(circuit, names, frame.data() + 12 + out_len, frame.size() - 12 - out_len, out.c_str(), res_pipe[1]);
+    compute_child(circuit, names, frame.data() + 12 + out_len, frame.size() - 12 - out_len, out_fd, out.c_str(), res_pipe[1]);
   }
+  close(out_fd);
   close(log_pipe[1]);
   close(res_pipe[1]);
   std::string log, result;

@@ -1,23 +1,35 @@
 // `cuzk bench`: the engine in this process on a stream of jobs (src/engine/bench-stream.ts does
 // the work and the measuring), and with --remote the same stream through a daemon
 // (src/dev/bench-daemon.ts); this file parses options, finds or makes the fixture, and prints.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { InputError } from '../errors.js';
 import { setLogLevel } from '../log.js';
 import { curveByName, type CurveName } from '../formats/curves.js';
 import { benchFixture } from '../dev/bench-fixture.js';
 import { benchDaemon, checkRemote, compareRows, compareTable, daemonTracePath } from '../dev/bench-daemon.js';
-import { benchEngine, benchRows, offTracePath, type BenchResult } from '../engine/bench-stream.js';
+import { benchEngine, benchRows, offTracePath, pipelineCheck, type BenchResult, type StreamInputs } from '../engine/bench-stream.js';
+import { generatorKind } from '../engine/generator-file.js';
+import { readInputFile, witnessToFile } from './witness.js';
 import { note, printResult, progress, type CliContext } from './output.js';
 
 export const BENCH_HELP = `usage: cuzk bench --circuit <circuit.zkey> --witness <witness.wtns> [options]
        cuzk bench --size K [--curve bn128|bls12381] [options]
+       cuzk bench --circuit <circuit.zkey> --inputs <input.json> --generator <GEN> [--witness W] [options]
 
 Runs the proving engine in this process on a stream of jobs (one proof each, the same witness) and
 reports proofs/s, latency p50/p99 (submit to completed), GPU kernel utilisation, H2D GB/s, device
 time per proof and the target check "throughput >= 0.9 / device time per proof", peak RSS and
 pinned-pool allocations after warm-up. Every proof is verified; any failed job gives exit 1.
 --size K makes (once) an INSECURE dev circuit and key of 2^K constraints under ./.cache/bench.
+
+With --inputs and --generator (circom's .wasm or a native generator from \`cuzk witness build\`) the
+stream runs twice: witness-fed (the witness computed once here, or --witness), then with each job
+carrying the inputs so that the engine computes every witness; before the second, the witness
+stage alone (its slots busy, nothing proved) gives witnesses/s. Printed: both streams side by side
+with witness ms per proof and witness-stage busy, and the inputs-fed rate against the slowest stage,
+min(witness-fed proofs/s, witnesses/s). With --remote the daemon's clients send inputs as well.
 
 With --remote the same stream then runs through a \`cuzk serve\` daemon, by --clients SDK clients
 (one job in flight each; per protocol one continuous stream whose window opens when its warm-up
@@ -42,6 +54,9 @@ Options: --jobs N            measured jobs (default 20)
          --clients N         concurrent SDK clients for --remote (default 10)
          --token T           the daemon's bearer token (default $CUZK_TOKEN)
          --upload-key        --remote: send the .zkey bytes instead of its path
+         --partitions P      partitions per job, each the same witness (the PoRep shape; in process only)
+         --inputs F          circuit inputs (input.json) for every job; needs --generator
+         --generator GEN     the circuit's witness generator (.wasm or native)
          --json              the result as JSON on stdout`;
 
 type Flags = Map<string, string | true>;
@@ -60,7 +75,7 @@ function strFlag(flags: Flags, name: string): string | undefined {
   return v;
 }
 
-type CircuitSource = { size: number; curve: CurveName } | { zkey: string; wtns: string };
+type CircuitSource = { size: number; curve: CurveName } | { zkey: string; wtns?: string };
 
 function circuitSource(flags: Flags): CircuitSource {
   const size = intFlag(flags, 'size', undefined, 1, 28);
@@ -73,15 +88,45 @@ function circuitSource(flags: Flags): CircuitSource {
     if (!curve) throw new InputError('E_INVALID_ARG', `--curve must be bn128 or bls12381, got ${curveArg}`);
     return { size, curve: curve.name as CurveName };
   }
-  if (!zkey || !wtns) throw new InputError('E_INVALID_ARG', `bench needs --circuit <zkey> and --witness <wtns>, or --size K\n${BENCH_HELP}`);
-  return { zkey, wtns };
+  if (!zkey || (!wtns && !flags.has('inputs'))) throw new InputError('E_INVALID_ARG', `bench needs --circuit <zkey> and --witness <wtns> (or --inputs and --generator), or --size K\n${BENCH_HELP}`);
+  return wtns ? { zkey, wtns } : { zkey };
 }
 
-async function resolveCircuit(ctx: CliContext, src: CircuitSource): Promise<{ zkey: string; wtns: string }> {
-  if ('zkey' in src) return src;
+async function resolveCircuit(ctx: CliContext, src: CircuitSource, inputs: StreamInputs | undefined): Promise<{ zkey: string; wtns: string }> {
+  if ('zkey' in src) {
+    if (src.wtns) return { zkey: src.zkey, wtns: src.wtns };
+    // the witness-fed stream's witness: computed once from the inputs, as `cuzk witness calc` does
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-bench-'));
+    const wtns = path.join(dir, 'witness.wtns');
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    await witnessToFile(inputs!.generator, inputs!.input, wtns, 'bench inputs');
+    return { zkey: src.zkey, wtns };
+  }
   note(ctx, `fixture: ${src.curve} 2^${src.size} (made once, INSECURE dev key)...`);
   const fx = await benchFixture(process.cwd(), src.curve, src.size, (s) => note(ctx, s));
   return { zkey: fx.zkey, wtns: fx.wtns };
+}
+
+function streamInputs(flags: Flags): StreamInputs | undefined {
+  const file = strFlag(flags, 'inputs');
+  const generator = strFlag(flags, 'generator');
+  if (file === undefined && generator === undefined) return undefined;
+  if (file === undefined || generator === undefined) throw new InputError('E_INVALID_ARG', '--inputs and --generator go together');
+  const input = readInputFile(file);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InputError('E_INVALID_ARG', `${file}: circuit inputs must be a JSON object`);
+  generatorKind(generator); // a missing, truncated or foreign generator fails here, naming it
+  return { input: input as Record<string, unknown>, generator: path.resolve(generator) };
+}
+
+/** The witness stage alone and the pipeline against its slowest stage (inputs runs only). */
+function stageLines(r: BenchResult): string[] {
+  const a = r.witnessAlone, check = pipelineCheck(r);
+  if (!a || !check) return [];
+  return [
+    '',
+    `witness stage alone (${a.kind}, ${a.slots} at once, ${a.count} witnesses): ${a.witnessesPerSec.toFixed(2)} witnesses/s, ${a.msPerWitness.toFixed(0)} ms each`,
+    `from inputs: ${r.inputs!.proofsPerSec.toFixed(2)} proofs/s = ${check.ratio.toFixed(2)}x the slowest stage (min(witness-fed ${r.run.proofsPerSec.toFixed(2)}, witnesses ${a.witnessesPerSec.toFixed(2)}) = ${check.slowest.toFixed(2)}/s)`,
+  ];
 }
 
 function readBytes(file: string): Uint8Array {
@@ -92,9 +137,11 @@ function readBytes(file: string): Uint8Array {
   }
 }
 
-/** The result as an aligned text table (metric, run, pinned-off run, ratio). */
+/** The result as an aligned text table (metric, run, pinned-off or inputs-fed run, ratio). */
 export function benchTable(r: BenchResult): string {
-  const head: [string, string, string, string] = ['', r.run.pinned ? 'pinned' : 'pageable', r.off ? 'pinned off' : '', r.off ? 'pinned/off' : ''];
+  const head: [string, string, string, string] = r.inputs
+    ? ['', 'witness-fed', 'from inputs', 'inputs/witness']
+    : ['', r.run.pinned ? 'pinned' : 'pageable', r.off ? 'pinned off' : '', r.off ? 'pinned/off' : ''];
   return alignTable([head, ...benchRows(r)]);
 }
 
@@ -110,6 +157,8 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const warmup = intFlag(flags, 'warmup', undefined, 0, 1_000_000);
   const concurrency = intFlag(flags, 'concurrency', undefined, 1, 1024);
   const threads = intFlag(flags, 'threads', 0, 0, 4096)!;
+  const partitions = intFlag(flags, 'partitions', 1, 1, 1024)!;
+  if (partitions > 1 && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--partitions runs in process only (not with --remote)');
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
   const backend = strFlag(flags, 'backend') ?? 'auto';
@@ -123,27 +172,31 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   if (remote !== undefined && compare !== undefined) throw new InputError('E_INVALID_ARG', '--remote and --compare pinned:off are separate runs: give one of them');
   if (!ctx.verbose && process.env.CUZK_LOG === undefined) setLogLevel('warn'); // not a line per job
   const source = circuitSource(flags);
+  const inputs = streamInputs(flags);
+  if (inputs && 'size' in source) throw new InputError('E_INVALID_ARG', '--inputs needs the circuit\'s own key (--circuit), not a --size dev fixture');
+  if (inputs && compare !== undefined) throw new InputError('E_INVALID_ARG', '--inputs and --compare pinned:off are separate runs: give one of them');
   if (remote !== undefined) await checkRemote(remote, token); // an unreachable daemon fails before the in-process run
-  const { zkey, wtns } = await resolveCircuit(ctx, source);
+  const { zkey, wtns } = await resolveCircuit(ctx, source, inputs);
   const witness = readBytes(wtns);
 
   const r = await benchEngine({
-    zkey, witness, jobs, warmup, concurrency, tracePath,
+    zkey, witness, inputs, partitions, jobs, warmup, concurrency, tracePath,
     comparePinnedOff: compare !== undefined,
     config: { backend, threads },
     onProgress: progress(ctx),
   });
-  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
-  const failed = r.run.failed + (r.off?.failed ?? 0);
+  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
+  const failed = r.run.failed + (r.off?.failed ?? 0) + (r.inputs?.failed ?? 0);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
     headline(zkey, r),
-    `${jobs} jobs after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight; every proof verified; window ${(r.run.wallMs / 1000).toFixed(1)} s`,
+    `${jobs} jobs${partitions > 1 ? ` of ${partitions} partitions (proofs/s counts proofs)` : ''} after ${r.run.warmup} warm-up, ${r.run.concurrency} in flight; every proof verified; window ${(r.run.wallMs / 1000).toFixed(1)} s`,
     '',
     benchTable(r),
+    ...stageLines(r),
     ...(tracePath ? ['', `trace: ${tracePath}${r.off ? ` and ${offTracePath(tracePath)}` : ''} (open in https://ui.perfetto.dev or chrome://tracing)`] : []),
   ].join('\n'));
   if (failed > 0) {
-    ctx.io.err(`cuzk: ${failed} job(s) failed: ${[...new Set([...r.run.errors, ...(r.off?.errors ?? [])])].join('; ')}\n`);
+    ctx.io.err(`cuzk: ${failed} job(s) failed: ${[...new Set([...r.run.errors, ...(r.off?.errors ?? []), ...(r.inputs?.errors ?? [])])].join('; ')}\n`);
     return 1;
   }
   return 0;
@@ -158,6 +211,7 @@ interface RemoteRun {
   zkey: string;
   wtns: string;
   witness: Uint8Array;
+  inputs?: StreamInputs;
   remote: string;
   clients: number;
   token?: string;
@@ -169,11 +223,11 @@ interface RemoteRun {
 /** The daemon runs after the in-process one (whose engine is closed), then the side-by-side table. */
 async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Promise<number> {
   const daemon = await benchDaemon({
-    remote: o.remote, zkey: o.zkey, witness: o.witness, jobs: r.run.jobs, warmup: r.run.warmup, clients: o.clients,
+    remote: o.remote, zkey: o.zkey, witness: o.witness, inputs: o.inputs, jobs: r.run.jobs, warmup: (r.inputs ?? r.run).warmup, clients: o.clients,
     engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx),
     tracePath: o.tracePath === undefined ? undefined : daemonTracePath(o.tracePath),
   });
-  const compare = compareRows(r.run, daemon);
+  const compare = compareRows(r.run, daemon, r.inputs);
   const ok = compare.every((c) => c.allVerified);
   const where = daemon.self ? `a cuzk serve child on ${daemon.address} (pid ${daemon.self.pid}, exit ${daemon.self.exitStatus} after SIGTERM)` : `the daemon at ${daemon.address} (${daemon.backend} on ${daemon.devices.join(', ')})`;
   printResult(ctx, { ok, zkey: o.zkey, witness: o.wtns, run: r.run, daemon, compare }, [
@@ -181,9 +235,11 @@ async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Prom
     `${r.run.jobs} jobs after ${r.run.warmup} warm-up per run; in-process ${r.run.concurrency} in flight; then ${where}, ${o.clients} SDK clients with one job in flight each, gRPC then Connect`,
     '',
     alignTable(compareTable(compare)),
+    ...stageLines(r),
+    ...(r.inputs ? [`daemon from inputs: gRPC ${daemon.grpc.proofsPerSec.toFixed(2)}, Connect ${daemon.connect.proofsPerSec.toFixed(2)} proofs/s = ${(daemon.grpc.proofsPerSec / (pipelineCheck(r)!.slowest || 1)).toFixed(2)}x / ${(daemon.connect.proofsPerSec / (pipelineCheck(r)!.slowest || 1)).toFixed(2)}x the slowest stage`] : []),
   ].join('\n'));
   if (ok) return 0;
-  const errors = [...new Set([...r.run.errors, ...daemon.grpc.errors, ...daemon.connect.errors])];
+  const errors = [...new Set([...r.run.errors, ...(r.inputs?.errors ?? []), ...daemon.grpc.errors, ...daemon.connect.errors])];
   ctx.io.err(`cuzk: ${compare.map((c) => `${c.run} ${c.failed} failed`).join(', ')}${errors.length ? `: ${errors.join('; ')}` : ''}\n`);
   return 1;
 }

@@ -28,7 +28,7 @@ export interface CliContext {
   io: CliIo;
 }
 
-/** Exit statuses: 0 ok, 1 failed (or proof invalid), 2 bad input. */
+/** Exit statuses: 0 ok, 1 failed (or proof invalid; or over a daemon's limit, E_LIMIT: not the input's fault), 2 bad input. */
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CuzkError && ['E_INVALID_ARG', 'E_FORMAT', 'E_NOT_FOUND'].includes(err.code)) return 2;
   return 1;

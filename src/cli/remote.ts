@@ -84,6 +84,12 @@ function poolLine(p: EngineStatus['pinnedPool']): string {
   return `${p.enabled ? 'pinned' : 'buffer'} pool: ${size}, ${p.inUse} buffers in use, ${p.pathAllocations} allocations on a proof's path`;
 }
 
+/** `witness stage: 3 of 15 busy, 0 waiting; 120 done, 1 failed, 31 ms per witness; 15 generator processes`. */
+function witnessLine(w: NonNullable<EngineStatus['witness']>): string {
+  const mean = w.done > 0 ? `${(w.totalMs / w.done).toFixed(0)} ms per witness` : 'none done yet';
+  return `witness stage: ${w.busy} of ${w.slots} busy, ${w.queued} waiting; ${w.done} done, ${w.failed} failed, ${mean}; ${w.processes} generator processes`;
+}
+
 const summary = (j: JobInfo) => `${j.id} ${j.state}${j.queuePosition !== undefined ? ` (queue position ${j.queuePosition})` : ''}${j.error ? `: ${j.error.code}: ${j.error.message}` : ''}`;
 
 export async function remoteCommand(ctx: CliContext, cmd: string, args: string[], flags: Map<string, string | true>): Promise<number> {
@@ -147,6 +153,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
         `totals: ${Object.entries(s.totals).map(([k, v]) => `${k} ${v}`).join(', ')}`,
         ...s.devices.map((d) => `device ${d.id}: ${d.name}, ${d.id === 'cpu' ? 'host memory budget ' : ''}${(d.memoryFree / 2 ** 30).toFixed(1)}/${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB free${d.currentJob ? `, running ${d.currentJob}` : ''}${d.healthy ? '' : `, unhealthy: ${d.unhealthyReason ?? 'no reason given'}`}`),
         poolLine(s.pinnedPool),
+        ...(s.witness ? [witnessLine(s.witness)] : []),
         ...s.keys.map((k) => `key ${k.id}: ${k.curve}, 2^${Math.log2(k.domainSize)} domain, ${(k.bytes / 2 ** 20).toFixed(1)} MiB (${k.residency}), ${k.users} users`),
         ...s.fleet.map((m) => `fleet ${m.id}${m.id === s.daemonId ? ' (this daemon)' : ''}: ${m.address}, ${m.backend}, ${m.devices.map((d) => d.id).join(' ')}, ${m.keys.length} keys, ${m.running.length} jobs, heartbeat ${(m.heartbeatAgeMs / 1000).toFixed(1)} s ago`),
       ].join('\n'));

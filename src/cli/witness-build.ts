@@ -90,7 +90,8 @@ export async function buildGenerator(cppDir: string, out: string, log: (line: st
   try {
     const cxx = ['-std=c++17', '-O3', '-I', src.dir, '-I', driver, '-c'];
     const steps: [string, string[]][] = [
-      ['g++', [...cxx, src.cpp, '-o', path.join(work, 'circuit.o')]],
+      // the circuit with circom's element copies inlined (native/witness/fr_inline.hpp says why)
+      ['g++', [...cxx, '-include', 'fr.hpp', '-include', path.join(driver, 'fr_inline.hpp'), src.cpp, '-o', path.join(work, 'circuit.o')]],
       ['g++', [...cxx, path.join(src.dir, 'calcwit.cpp'), '-o', path.join(work, 'calcwit.o')]],
       ['g++', [...cxx, path.join(src.dir, 'fr.cpp'), '-o', path.join(work, 'fr.o')]],
       ['nasm', ['-felf64', path.join(src.dir, 'fr.asm'), '-o', path.join(work, 'fr_asm.o')]],

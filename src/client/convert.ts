@@ -92,6 +92,7 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
     version: s.version,
     journal: { ...s.journal },
     daemonId: s.daemonId,
+    ...(s.witness ? { witness: { slots: s.witness.slots, wasmWorkers: s.witness.wasmWorkers, queued: s.witness.queued, busy: s.witness.busy, done: num(s.witness.done), failed: num(s.witness.failed), totalMs: s.witness.totalMs, processes: s.witness.processes } } : {}),
     fleet: s.fleet.map((m) => ({
       id: m.id, address: m.address, backend: m.backend, keys: [...m.keys], running: [...m.running],
       devices: m.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: num(d.memoryTotal), memoryFree: num(d.memoryFree) })),

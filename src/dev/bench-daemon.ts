@@ -7,10 +7,10 @@
 // before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CuzkClient } from '../client/client.js';
+import { CuzkClient, type SubmitRequest } from '../client/client.js';
 import type { DaemonStatus } from '../client/convert.js';
 import type { ProofOutput } from '../engine/api.js';
-import { percentile, submitStats, type RunCounts, type StreamStats, type SubmitStats } from '../engine/bench-stream.js';
+import { percentile, submitStats, type RunCounts, type StreamInputs, type StreamStats, type SubmitStats } from '../engine/bench-stream.js';
 import { encodeVerificationKey, verifyGroth16 } from '../engine/verifier.js';
 import { CuzkError, errorMessage } from '../errors.js';
 import { parseProofJson, parsePublicJson } from '../formats/proof-json.js';
@@ -26,6 +26,9 @@ export interface DaemonBenchOptions {
   remote: string;
   zkey: string;
   witness: Uint8Array;
+  /** Jobs carry these circuit inputs and the daemon computes each witness (the generator's folder
+   * becomes an allowed key folder of a `self` daemon; a remote one must allow it itself). */
+  inputs?: StreamInputs;
   jobs: number;
   warmup: number;
   clients: number;
@@ -84,10 +87,11 @@ interface Sink {
  * clients again at once put a burst of simultaneous uploads, ten 32 MiB witnesses at 2^20, with
  * the GPU idle behind it, into every window: 0.56 s of a 13 s gRPC window on the H200.)
  */
-async function pump(clients: CuzkClient[], key: string, witness: Uint8Array, warmup: number, jobs: number, onDone: (done: number) => void, onWindow: () => void): Promise<{ warm: Sink; run: Sink }> {
+async function pump(clients: CuzkClient[], job: Omit<SubmitRequest, 'key'>, key: string, warmup: number, jobs: number, onDone: (done: number) => void, onWindow: () => void): Promise<{ warm: Sink; run: Sink }> {
   const warm: Sink = { latencies: [], submitMs: [], errors: [], proofs: [] };
   const run: Sink = { latencies: [], submitMs: [], errors: [], proofs: [] };
   const n = warmup + jobs;
+  const jobFields = job;
   let next = 0;
   let warmDone = 0;
   let done = 0;
@@ -97,7 +101,7 @@ async function pump(clients: CuzkClient[], key: string, witness: Uint8Array, war
       const sink = next++ < warmup ? warm : run;
       const t0 = performance.now();
       try {
-        let { job } = await client.submit({ key, witnesses: [witness] });
+        let { job } = await client.submit({ key, ...jobFields });
         sink.submitMs.push(performance.now() - t0);
         while (job.state === 'queued' || job.state === 'running') job = await client.await(job.id); // each await ends at max_await_ms
         if (job.state === 'completed') {
@@ -146,7 +150,8 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
   let s0: Promise<DaemonStatus> | undefined;
   let capture: DashboardCapture | undefined;
   let dashboard: RemoteStats['dashboard'];
-  const { warm, run } = await pump(clients, keyId, opts.witness, opts.warmup, opts.jobs, (d) => progress(`${name} proving`, d, opts.jobs), () => {
+  const job: Omit<SubmitRequest, 'key'> = opts.inputs ? { inputs: [opts.inputs.input], generator: opts.inputs.generator } : { witnesses: [opts.witness] };
+  const { warm, run } = await pump(clients, job, keyId, opts.warmup, opts.jobs, (d) => progress(`${name} proving`, d, opts.jobs), () => {
     t0 = performance.now();
     s0 = statusClient.status();
     if (opts.dashboardCapture !== undefined) capture = captureDashboard({ address, token: opts.token });
@@ -178,7 +183,7 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
     proofsPerSec: completed / (wallMs / 1000),
     latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, completed), max: sorted.at(-1) ?? 0 },
     gpuUtilisation,
-    submit: submitStats(opts.witness.length, run.submitMs),
+    submit: submitStats(opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : opts.witness.length, run.submitMs),
     proofsReceived: proofs.length,
     verifiedHere: check.verified,
     ...(dashboard ? { dashboard } : {}),
@@ -218,7 +223,8 @@ export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBench
   if (opts.remote !== 'self') return { ...(await onDaemon(opts.remote, opts)), self: null };
   const engineArgs = ['--backend', opts.engine.backend, '--threads', String(opts.engine.threads)];
   if (opts.tracePath) engineArgs.push('--trace-path', path.resolve(opts.tracePath));
-  const child = await startServeChild({ engineArgs, keyDirs: [path.dirname(path.resolve(opts.zkey))] });
+  const keyDirs = [...new Set([opts.zkey, ...(opts.inputs ? [opts.inputs.generator] : [])].map((f) => path.dirname(path.resolve(f))))];
+  const child = await startServeChild({ engineArgs, keyDirs });
   const outcome = await onDaemon(child.address, opts).then((r) => ({ r }), (err: unknown) => ({ err }));
   const exitStatus = await child.stop();
   if ('err' in outcome) throw outcome.err;
@@ -228,7 +234,7 @@ export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBench
 
 /** One run of the side-by-side comparison (in-process, gRPC, Connect). */
 export interface CompareRow {
-  run: 'in-process' | Protocol;
+  run: 'in-process' | 'in-process, inputs' | Protocol;
   completed: number;
   failed: number;
   proofsPerSec: number;
@@ -243,14 +249,15 @@ export interface CompareRow {
   allVerified: boolean;
 }
 
-export function compareRows(local: StreamStats, d: DaemonBenchResult): CompareRow[] {
+/** `inputs`: the in-process stream fed by inputs, a row of its own (the daemon's streams then carry inputs too). */
+export function compareRows(local: StreamStats, d: DaemonBenchResult, inputs?: StreamStats): CompareRow[] {
   const ratio = (x: number) => (local.proofsPerSec > 0 ? x / local.proofsPerSec : 0);
   const row = (run: CompareRow['run'], s: StreamStats | RemoteStats, verifiedHere: number | null, allVerified: boolean): CompareRow => ({
     run, completed: s.completed, failed: s.failed, proofsPerSec: s.proofsPerSec, vsInProcess: ratio(s.proofsPerSec),
     latencyMs: { p50: s.latencyMs.p50, p99: s.latencyMs.p99 }, gpuUtilisation: s.gpuUtilisation, submit: s.submit, verifiedHere, allVerified,
   });
   const remote = (s: RemoteStats) => row(s.protocol, s, s.verifiedHere, s.failed === 0 && s.verifiedHere === s.proofsReceived);
-  return [row('in-process', local, null, local.failed === 0), remote(d.grpc), remote(d.connect)];
+  return [row('in-process', local, null, local.failed === 0), ...(inputs ? [row('in-process, inputs', inputs, null, inputs.failed === 0)] : []), remote(d.grpc), remote(d.connect)];
 }
 
 /** Table rows: label, then one cell per CompareRow. */

@@ -6,6 +6,7 @@
 // αB_j + C_j)/γ for j ≤ nPublic, C = (...)/δ for the rest, H_j = L^(2n)_(2j+1)(τ)/δ, coefficients v·R² mod r
 // ordered by constraint then the public rows. Anyone holding the toxic waste can forge proofs.
 
+import { constants } from 'node:buffer';
 import { InputError } from '../errors.js';
 import type { BinFile } from '../formats/binfile.js';
 import type { CurveInfo, CurveName } from '../formats/curves.js';
@@ -22,6 +23,8 @@ import { secretScalar, type Seed } from './rng.js';
 import { nativeBatchMul, POINTS_CHUNK, writePoints, type BatchMulFn, type Group } from './points.js';
 
 export type { BatchMulFn } from './points.js';
+
+const MAX_ARRAY_BYTES = constants.MAX_LENGTH;
 
 export const DEV_SETUP_WARNING =
   'INSECURE KEY: cuzk dev-setup made this zkey from toxic waste it knew (no ceremony); anyone with the waste or the seed can forge proofs. For tests and benchmarks only.';
@@ -83,6 +86,11 @@ function makePlan(info: R1csInfo, opts: DevSetupOptions): Plan {
   while (2 ** lgDomain < nRows) lgDomain++;
   if (lgDomain + 1 > fr.s) {
     throw new InputError('E_INVALID_ARG', `${opts.r1csPath}: ${nRows} QAP rows need a 2^${lgDomain} domain; dev-setup supports up to 2^${fr.s - 1}`);
+  }
+  // the QAP's rows and its three accumulators are one Uint8Array each (32 bytes a slot): past what one
+  // can hold (4 GiB on Node 20-22) say so now, not as a RangeError after the r1cs was read
+  for (const [what, n] of [['wires', info.nWires], ['QAP rows', nRows]] as const) {
+    if (32 * n > MAX_ARRAY_BYTES) throw new InputError('E_INVALID_ARG', `${opts.r1csPath}: ${n} ${what} need ${32 * n} bytes in one array, more than Node.js holds (${MAX_ARRAY_BYTES}); dev-setup supports up to ${MAX_ARRAY_BYTES / 32} ${what}`);
   }
   return {
     info, curve: info.curve, fr, nPublic, nVars: info.nWires, nRows, lgDomain,

@@ -4,10 +4,15 @@
 // figure covers the measured window only (warm-up excluded): throughput, submit→completed latency,
 // GPU kernel utilisation from the lanes' device-event totals, H2D GB/s from the h2d spans, and the
 // issue-4 target "throughput >= 0.9 / GPU time per proof" (per GPU lane). Every proof is verified
-// by the engine before it is returned; a job that fails is counted, never retried.
-import type { EngineConfig, KeyInfo } from './api.js';
+// by the engine before it is returned; a job that fails is counted, never retried. With `inputs`
+// the jobs carry circuit inputs and the engine computes each witness (its witness stage); the
+// witness stage alone is measured first (`witnessStageAlone`), so the pipeline's rate can be put
+// beside its slowest stage.
+import { rmSync } from 'node:fs';
+import type { EngineConfig, JobRequest, KeyInfo } from './api.js';
 import { createEngine } from './create.js';
 import type { Engine } from './engine.js';
+import { generatorKind } from './generator-file.js';
 import type { PinnedPoolStats } from './pinned-pool.js';
 import { errorMessage } from '../errors.js';
 
@@ -16,6 +21,10 @@ export interface StreamOptions {
   zkey: string;
   /** .wtns file bytes, proved once per job */
   witness: Uint8Array;
+  /** Jobs carry these circuit inputs instead, and `generator` (a .wasm or a native generator) computes each witness. */
+  inputs?: StreamInputs;
+  /** Partitions per job (default 1): each a copy of the witness or the inputs, the PoRep shape. */
+  partitions?: number;
   jobs: number;
   /** Jobs kept in flight; default 2 × engine.maxRunning (the engine runs 2 per lane, 2 more wait
    * in its queue so a freed slot is taken at once, not after the bench's own await round trip). */
@@ -24,6 +33,11 @@ export interface StreamOptions {
    * pool short of the buffers that many jobs in flight need, and it allocates in the window. */
   warmup?: number;
   onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+export interface StreamInputs {
+  input: Record<string, unknown>;
+  generator: string;
 }
 
 /** What every bench run reports, in-process or through a daemon (src/dev/bench-daemon.ts). */
@@ -41,6 +55,10 @@ export interface RunCounts {
 }
 
 export interface StreamStats extends RunCounts {
+  /** What each job carried. */
+  feed: 'witness' | 'inputs';
+  /** Jobs with inputs: wall ms per computed witness, and busy = Σ witness ms / (window × slots). */
+  witnessStage: { msPerWitness: number; busy: number; slots: number } | null;
   pinned: boolean;
   backend: 'cpu' | 'cuda';
   lanes: string[];
@@ -80,9 +98,21 @@ export interface BenchOptions extends StreamOptions {
   tracePath?: string;
 }
 
+/** The witness stage on its own: `count` witnesses, `slots` at once, nothing proved. */
+export interface WitnessAlone {
+  count: number;
+  slots: number;
+  kind: 'wasm' | 'native';
+  witnessesPerSec: number;
+  msPerWitness: number;
+}
+
 export interface BenchResult {
   run: StreamStats;
   off?: StreamStats;
+  /** With `inputs`: the same stream fed by inputs, and the witness stage alone before it. */
+  inputs?: StreamStats;
+  witnessAlone?: WitnessAlone;
   /** pinned / off, for --compare pinned:off */
   ratios?: { proofsPerSec: number; latencyP50: number; h2dGbPerSec: number | null; deviceMsPerProof: number };
 }
@@ -98,7 +128,7 @@ export function submitStats(bytesPerCall: number, callMs: number[]): SubmitStats
 }
 
 /** Runs `n` jobs with `c` in flight; returns the completed jobs' latencies, the submit calls' durations and the failures. */
-async function pump(engine: Engine, key: string, witness: Uint8Array, n: number, c: number, onDone: (done: number) => void): Promise<{ latencies: number[]; submitMs: number[]; errors: string[] }> {
+async function pump(engine: Engine, job: Omit<JobRequest, 'key'>, key: string, n: number, c: number, onDone: (done: number) => void): Promise<{ latencies: number[]; submitMs: number[]; errors: string[] }> {
   const latencies: number[] = [];
   const submitMs: number[] = [];
   const errors: string[] = [];
@@ -109,9 +139,9 @@ async function pump(engine: Engine, key: string, witness: Uint8Array, n: number,
       next++;
       const t0 = performance.now();
       try {
-        const job = engine.submit({ key, witnesses: [witness] });
+        const { id } = engine.submit({ key, ...job });
         submitMs.push(performance.now() - t0);
-        const info = await engine.await(job.id);
+        const info = await engine.await(id);
         if (info.state === 'completed') latencies.push(performance.now() - t0);
         else errors.push(`${info.error?.code ?? info.state}: ${info.error?.message ?? ''}`);
       } catch (e) {
@@ -126,21 +156,29 @@ async function pump(engine: Engine, key: string, witness: Uint8Array, n: number,
 
 /** Measures one stream on a running engine (the caller owns the engine and closes it). */
 export async function runStream(engine: Engine, opts: StreamOptions): Promise<StreamStats> {
-  const warmup = opts.warmup ?? engine.maxRunning;
-  const concurrency = opts.concurrency ?? 2 * engine.maxRunning;
+  // jobs with inputs may also fill the witness slots (Engine.maxRunningWithInputs)
+  const slots = opts.inputs ? engine.maxRunningWithInputs : engine.maxRunning;
+  const warmup = opts.warmup ?? slots;
+  const concurrency = opts.concurrency ?? 2 * slots;
+  const p = opts.partitions ?? 1;
+  const job: Omit<JobRequest, 'key'> = opts.inputs
+    ? { inputs: Array.from({ length: p }, () => opts.inputs!.input), generator: opts.inputs.generator }
+    : { witnesses: Array.from({ length: p }, () => opts.witness) };
+  const jobBytes = opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : opts.witness.length;
   const progress = opts.onProgress ?? (() => {});
   let rssMax = process.memoryUsage.rss();
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage.rss())), 20);
   sampler.unref();
   try {
     const ki = await engine.loadKey(opts.zkey);
-    const warm = await pump(engine, ki.id, opts.witness, warmup, concurrency, (d) => progress('warm-up', d, warmup));
+    const warm = await pump(engine, job, ki.id, warmup, concurrency, (d) => progress('warm-up', d, warmup));
     engine.pool.markWarm();
     const lanes = engine.lanes;
     const kernel0 = lanes.map((l) => l.kernelMs);
     const busy0 = lanes.map((l) => l.busyMs);
+    const w0 = engine.status().witness;
     const t0 = performance.now();
-    const run = await pump(engine, ki.id, opts.witness, opts.jobs, concurrency, (d) => progress('proving', d, opts.jobs));
+    const run = await pump(engine, job, ki.id, opts.jobs, concurrency, (d) => progress('proving', d, opts.jobs));
     const wallMs = performance.now() - t0;
     rssMax = Math.max(rssMax, process.memoryUsage.rss());
 
@@ -149,15 +187,21 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
     const kernelMs = lanes.reduce((s, l, i) => s + l.kernelMs - kernel0[i]!, 0);
     const busyMs = lanes.reduce((s, l, i) => s + l.busyMs - busy0[i]!, 0);
     const deviceMs = gpuLanes > 0 ? kernelMs : busyMs;
-    const deviceMsPerProof = completed > 0 ? deviceMs / completed : 0;
+    const deviceMsPerProof = completed > 0 ? deviceMs / (completed * (opts.partitions ?? 1)) : 0;
     const h2dSpans = engine.spans.spans().filter((s) => s.phase === 'h2d' && s.start >= t0);
     const h2dBytes = h2dSpans.reduce((s, x) => s + (x.bytes ?? 0), 0);
     const h2dMs = h2dSpans.reduce((s, x) => s + x.dur, 0);
     const sorted = [...run.latencies].sort((a, b) => a - b);
-    const proofsPerSec = completed / (wallMs / 1000);
+    const proofsPerSec = (completed * p) / (wallMs / 1000);
     const targetProofsPerSec = deviceMsPerProof > 0 ? (0.9 * lanes.length * 1000) / deviceMsPerProof : 0;
     const st = engine.status();
+    const w1 = st.witness;
+    const witnessed = w0 && w1 ? w1.done - w0.done : 0;
     return {
+      feed: opts.inputs ? 'inputs' : 'witness',
+      witnessStage: opts.inputs && w0 && w1 && witnessed > 0
+        ? { msPerWitness: (w1.totalMs - w0.totalMs) / witnessed, busy: (w1.totalMs - w0.totalMs) / (wallMs * w1.slots), slots: w1.slots }
+        : null,
       pinned: st.pinnedPool.enabled,
       backend: st.backend,
       lanes: lanes.map((l) => `${l.id} ${l.name}`),
@@ -176,7 +220,7 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
       gpuUtilisation: gpuLanes > 0 ? kernelMs / (wallMs * gpuLanes) : null,
       laneBusyRatio: busyMs / (wallMs * lanes.length),
       h2d: { bytes: h2dBytes, ms: h2dMs, gbPerSec: h2dMs > 0 ? h2dBytes / 1e6 / h2dMs : null },
-      submit: submitStats(opts.witness.length, run.submitMs),
+      submit: submitStats(jobBytes, run.submitMs),
       targetProofsPerSec,
       targetRatio: targetProofsPerSec > 0 ? proofsPerSec / targetProofsPerSec : 0,
       peakRssMiB: rssMax / 2 ** 20,
@@ -192,25 +236,60 @@ export function offTracePath(p: string): string {
   return p.endsWith('.json') ? `${p.slice(0, -5)}-pinned-off.json` : `${p}-pinned-off`;
 }
 
-async function withEngine(config: EngineConfig, opts: StreamOptions): Promise<StreamStats> {
+async function withEngine<T>(config: EngineConfig, run: (e: Engine) => Promise<T>): Promise<T> {
   const engine = await createEngine({ ...config, verify: true });
   try {
-    return await runStream(engine, opts);
+    return await run(engine);
   } finally {
     await engine.close(); // writes config.tracePath
   }
+}
+
+/**
+ * The witness stage alone: `count` witnesses of `inputs` through the engine's witness pool, as many
+ * at once as it has slots, nothing proved (native outputs deleted as they come). The first round
+ * (one witness per slot: processes started, the .dat loaded) is not timed.
+ */
+export async function witnessStageAlone(engine: Engine, inputs: StreamInputs, count: number, nVars: number): Promise<WitnessAlone> {
+  const pool = engine.witnessPool;
+  const slots = pool.stats().slots;
+  const one = async (k: number) => {
+    const out = await pool.compute(inputs.generator, inputs.input, `bench witness ${k}`, { nVars });
+    if (out.file) rmSync(out.file, { force: true });
+  };
+  const batch = async (n: number) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(slots, n) }, async () => { while (next < n) await one(next++); }));
+  };
+  await batch(slots);
+  const t0 = performance.now();
+  await batch(count);
+  const ms = performance.now() - t0;
+  return { count, slots, kind: generatorKind(inputs.generator).kind, witnessesPerSec: count / (ms / 1000), msPerWitness: (ms * Math.min(slots, count)) / count };
 }
 
 /** The stream on a fresh engine, and with `comparePinnedOff` again on a second engine with
  * `pinned: false`, one after the other in this process (never both alive at once). */
 export async function benchEngine(opts: BenchOptions): Promise<BenchResult> {
   const base: EngineConfig = { ...opts.config };
-  const run = await withEngine({ ...base, pinned: base.pinned ?? true, tracePath: opts.tracePath }, opts);
+  const witnessFed: StreamOptions = { ...opts, inputs: undefined };
+  const run = await withEngine({ ...base, pinned: base.pinned ?? true, tracePath: opts.tracePath }, (e) => runStream(e, witnessFed));
+  if (opts.inputs) {
+    const inputs = opts.inputs;
+    const fed = await withEngine({ ...base, pinned: base.pinned ?? true }, async (e) => {
+      const count = Math.max(4 * e.witnessPool.stats().slots, 32);
+      opts.onProgress?.('witness stage alone', 0, count);
+      const alone = await witnessStageAlone(e, inputs, count, run.key.nVars);
+      const stats = await runStream(e, { ...opts, onProgress: opts.onProgress && ((phase, d, t) => opts.onProgress!(`${phase} (from inputs)`, d, t)) });
+      return { alone, stats };
+    });
+    return { run, inputs: fed.stats, witnessAlone: fed.alone };
+  }
   if (!opts.comparePinnedOff) return { run };
-  const off = await withEngine({ ...base, pinned: false, tracePath: opts.tracePath && offTracePath(opts.tracePath) }, {
-    ...opts,
+  const off = await withEngine({ ...base, pinned: false, tracePath: opts.tracePath && offTracePath(opts.tracePath) }, (e) => runStream(e, {
+    ...witnessFed,
     onProgress: opts.onProgress && ((phase, d, t) => opts.onProgress!(`${phase} (pinned off)`, d, t)),
-  });
+  }));
   const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
   return {
     run,
@@ -224,17 +303,24 @@ export async function benchEngine(opts: BenchOptions): Promise<BenchResult> {
   };
 }
 
-/** Result rows for a table: label, main run, pinned-off run, ratio (empty strings where absent). */
+/** Result rows for a table: label, main run, second run (pinned off, or fed by inputs), ratio (empty strings where absent). */
 export function benchRows(r: BenchResult): [string, string, string, string][] {
   const f = (x: number | null | undefined, d: number) => (x === null || x === undefined ? '-' : x.toFixed(d));
   const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(1)}%`);
+  const second = r.off ?? r.inputs;
+  const ratioOf = (get: (s: StreamStats) => number | null): number | null | undefined => {
+    if (r.ratios) return undefined;
+    if (!r.inputs) return undefined;
+    const a = get(r.inputs), b = get(r.run);
+    return a === null || b === null || b === 0 ? null : a / b;
+  };
   const row = (label: string, get: (s: StreamStats) => string, ratio?: number | null): [string, string, string, string] =>
-    [label, get(r.run), r.off ? get(r.off) : '', r.ratios && ratio !== undefined ? (ratio === null ? '-' : `${ratio.toFixed(2)}x`) : ''];
+    [label, get(r.run), second ? get(second) : '', second && ratio !== undefined ? (ratio === null ? '-' : `${ratio.toFixed(2)}x`) : ''];
   const dev = r.run.deviceTime === 'gpu-kernels' ? 'GPU kernel' : 'lane busy';
-  return [
+  const rows: [string, string, string, string][] = [
     row('jobs completed / failed', (s) => `${s.completed} / ${s.failed}`),
-    row('proofs/s', (s) => f(s.proofsPerSec, 2), r.ratios?.proofsPerSec),
-    row('latency p50 ms', (s) => f(s.latencyMs.p50, 0), r.ratios?.latencyP50),
+    row('proofs/s', (s) => f(s.proofsPerSec, 2), r.ratios?.proofsPerSec ?? ratioOf((s) => s.proofsPerSec)),
+    row('latency p50 ms', (s) => f(s.latencyMs.p50, 0), r.ratios?.latencyP50 ?? ratioOf((s) => s.latencyMs.p50)),
     row('latency p99 ms', (s) => f(s.latencyMs.p99, 0)),
     row('GPU kernel utilisation', (s) => pct(s.gpuUtilisation)),
     row('lane busy', (s) => pct(s.laneBusyRatio)),
@@ -244,4 +330,16 @@ export function benchRows(r: BenchResult): [string, string, string, string][] {
     row('peak RSS MiB', (s) => f(s.peakRssMiB, 0)),
     row('pool allocations after warm-up', (s) => String(s.pool.allocationsAfterWarmup)),
   ];
+  if (r.inputs) {
+    rows.push(row('witness ms per proof', (s) => f(s.witnessStage?.msPerWitness, 0)));
+    rows.push(row('witness stage busy', (s) => (s.witnessStage ? `${pct(s.witnessStage.busy)} of ${s.witnessStage.slots}` : '-')));
+  }
+  return rows;
+}
+
+/** With inputs: the pipeline's rate against its slowest stage, min(witness-fed rate, witness stage alone). */
+export function pipelineCheck(r: BenchResult): { slowest: number; ratio: number } | undefined {
+  if (!r.inputs || !r.witnessAlone) return undefined;
+  const slowest = Math.min(r.run.proofsPerSec, r.witnessAlone.witnessesPerSec);
+  return { slowest, ratio: slowest > 0 ? r.inputs.proofsPerSec / slowest : 0 };
 }

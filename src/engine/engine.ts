@@ -13,7 +13,7 @@ import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '
 import type { Logger } from '../log.js';
 import {
   TRACE_MAX_SECONDS, type CheckedJob, type EngineConfig, type EngineStatus, type JobEvent, type JobInfo, type JobRequest, type KeyInfo, type KnownParts,
-  type ProvingEngine,
+  type ProofOutput, type ProvingEngine,
 } from './api.js';
 import type { MemoryBudget } from './budget.js';
 import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
@@ -78,8 +78,13 @@ export class Engine implements ProvingEngine {
 
   /** Jobs in the pipeline at once: per healthy lane, its phase-2 slots plus one in phase 1. */
   get maxRunning(): number {
-    // plus the witness slots: a job computing its witness is in the pipeline but on no lane
-    return this.#serving().reduce((n, l) => n + l.slots + 1, 0) + this.#p.witnesses.stats().slots;
+    return this.#serving().reduce((n, l) => n + l.slots + 1, 0);
+  }
+
+  /** maxRunning plus the witness slots: jobs with `inputs` may fill those too, since a job computing
+   * its witness is in the pipeline but on no lane (so witnesses are ready when lanes free up). */
+  get maxRunningWithInputs(): number {
+    return this.maxRunning + this.#p.witnesses.stats().slots;
   }
 
   #serving(): DeviceLane[] {
@@ -106,6 +111,10 @@ export class Engine implements ProvingEngine {
   }
   get lanes(): readonly DeviceLane[] {
     return this.#p.lanes;
+  }
+  /** The witness stage (the bench measures it alone). */
+  get witnessPool(): WitnessPool {
+    return this.#p.witnesses;
   }
   /** Native witness generator processes (tests kill one mid-witness). */
   witnessPids(): number[] {
@@ -318,8 +327,10 @@ export class Engine implements ProvingEngine {
       }
       return;
     }
-    while (!this.#draining && !this.#paused && this.#running.size < this.maxRunning) {
-      const job = this.#scheduler.next();
+    const lanes = this.maxRunning, all = this.maxRunningWithInputs;
+    while (!this.#draining && !this.#paused && this.#running.size < all) {
+      // beyond the lanes' room only a job that first computes its witnesses may start
+      const job = this.#scheduler.next(this.#running.size < lanes ? undefined : (j) => j.request.inputs !== undefined);
       if (!job) return;
       this.#running.add(job);
       void this.#run(job).finally(() => {
@@ -343,7 +354,18 @@ export class Engine implements ProvingEngine {
         openWitness: this.#p.config.openWitness ?? openWitnessFile,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
-      const parts = Array.from({ length: job.partitions }, (_, k) => proveRetrying(job, k, key, deps));
+      // partitions in order, as many in flight as the lanes' pipeline holds (their slots plus one
+      // each, as for separate jobs): all at once, every partition read its witness and waited for a
+      // lane together, and a 10-partition job kept an H200 51% busy (issue 32)
+      const window = Math.max(1, this.maxRunning);
+      const parts: Promise<ProofOutput>[] = [];
+      for (let k = 0; k < job.partitions; k++) {
+        const ahead = parts[k - window];
+        parts.push((ahead ? ahead.then(() => undefined, () => undefined) : Promise.resolve()).then(() => {
+          if (job.cancelFlag[0]) throw new CuzkError('E_CANCELLED', `job ${job.id} was ${job.stopAs ?? 'cancelled'}`);
+          return proveRetrying(job, k, key, deps);
+        }));
+      }
       // the first partition to fail is the job's reason; it halts its siblings at their next phase
       // boundary, and every partition settles (and frees its buffers) before the job ends
       let first: unknown;

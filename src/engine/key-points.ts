@@ -38,14 +38,16 @@ const CHECK_OF: Readonly<Record<NativeSection, ReadCheck>> = { coefs: 'coefs', A
  * Sections 4-9 read from `file` into `into` (one buffer each, at least the section's bytes) and
  * checked in the same native pass: every point canonical and on the curve, every coefficient record
  * in range (zkey.ts's rules). Throws for the defect lowest in the file: FormatError naming file,
- * section and point or record; a file that shrank while it was read is FormatError too.
+ * section and point or record; a file that shrank while it was read is FormatError too. `fresh`:
+ * the buffers are fresh mappings (zeros, untouched), so holes of a sparse file are not copied.
  */
-export async function readKeySections(file: ZkeyFile, into: ReadonlyMap<NativeSection, NativeBuffer>): Promise<void> {
+export async function readKeySections(file: ZkeyFile, into: ReadonlyMap<NativeSection, NativeBuffer>, opts: { fresh?: boolean } = {}): Promise<void> {
   const h = file.header;
   const fd = file.fd;
   if (fd === undefined) throw new InternalError('E_INTERNAL', `${h.path}: readKeySections needs a file, not an in-memory image`);
-  const parts = [...into].map(([name, buf]) => ({ name, fileOffset: file.sectionPosition(name), bytes: file.sectionBytes(name), into: buf, check: CHECK_OF[name] }));
+  const parts = [...into].map(([name, buf]) => ({ name, fileOffset: file.sectionPosition(name), bytes: file.sectionBytes(name), into: buf, check: CHECK_OF[name], zeroed: opts.fresh }));
   const found = await readFileChecked(fd, h.curve, h, parts);
+  const rs = zkeySectionLayout(h, 'coefs').itemBytes; // the bad record alone is viewed: the section may be past 4 GiB
   let first: { at: number; err: Error } | undefined;
   found.forEach((d, i) => {
     if (!d) return;
@@ -54,7 +56,7 @@ export async function readKeySections(file: ZkeyFile, into: ReadonlyMap<NativeSe
     if (first && first.at <= at) return;
     const err =
       d.kind === 'point' ? defectError(h, `section ${ZKEY_SECTION[p.name]}`, p.name, d.index, d.defect)
-      : d.kind === 'record' ? coefRecordError(h, p.into.bytes.subarray(0, p.bytes), d.index, file.where('coefs'))
+      : d.kind === 'record' ? coefRecordError(h, p.into.view(d.index * rs, rs), d.index, file.where('coefs'), d.index)
       : d.kind === 'ended' ? file.endedError(d.at)
       : new InternalError('E_INTERNAL', `${h.path}: read at byte ${d.at} failed: ${getSystemErrorName(-d.errno)}`);
     first = { at, err };

@@ -11,7 +11,7 @@
 // the same code path, so the difference can be measured. On the CPU core "pinned" memory is the
 // native core's ordinary aligned memory, through the same calls.
 import { CuzkError } from '../errors.js';
-import { NativeBuffer } from '../ffi/native-buffer.js';
+import { MAX_VIEW_BYTES, NativeBuffer } from '../ffi/native-buffer.js';
 import type { Logger } from '../log.js';
 import type { PinnedPoolStatus } from './api.js';
 import type { MemoryBudget, PoolName, Request, Reservation } from './budget.js';
@@ -109,6 +109,12 @@ export class PinnedPool {
   async checkoutMany(sizes: number[], label: string, signal?: AbortSignal): Promise<PooledBuffer[]> {
     if (this.#closed) throw new CuzkError('E_INTERNAL', 'PinnedPool used after close()');
     const wants = sizes.map(sizeClass);
+    // a block may be any size, but a proof's buffer is one Uint8Array (the native calls take it as
+    // one): refused before anything is allocated or pinned for it
+    const tooBig = sizes.find((n) => n > MAX_VIEW_BYTES);
+    if (tooBig !== undefined) {
+      throw new CuzkError('E_LIMIT', `${label}: a ${tooBig}-byte buffer is more than one Uint8Array can view (${MAX_VIEW_BYTES}): witnesses of more than 2^27 wires, and the CPU core's A‖B past a 2^26 domain, are not supported yet`);
+    }
     const got: ({ block: PoolBlock; offset: number } | undefined)[] = new Array(wants.length);
     // largest first, so a big buffer is not crowded out of a block by a small one of the same job
     for (const i of wants.map((_, k) => k).sort((a, b) => wants[b]! - wants[a]!)) got[i] = this.#take(wants[i]!);
@@ -129,7 +135,7 @@ export class PinnedPool {
   #lend(block: PoolBlock, offset: number, bytes: number): PooledBuffer {
     let released = false;
     return {
-      bytes: block.bytes.subarray(offset, offset + bytes),
+      bytes: block.region(offset, bytes),
       pinned: this.enabled,
       release: () => {
         if (released) return;
@@ -242,7 +248,7 @@ export class PinnedPool {
     if (!this.enabled) return new PoolBlock(want, new Uint8Array(want), reservation, undefined);
     try {
       const native = await NativeBuffer.allocAsync(want, { pinned: true });
-      return new PoolBlock(want, native.bytes, reservation, native);
+      return new PoolBlock(want, undefined, reservation, native);
     } catch (e) {
       reservation.release();
       throw e;

@@ -117,12 +117,6 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     spans.record({ ...span, phase: 'witness', track: 'witness', start: t0, dur });
     job.addPhase('witness', dur, part);
   }
-  try {
-    stopped();
-  } catch (err) {
-    if (generated) rmSync(generated, { force: true });
-    throw err;
-  }
   // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap;
   // one the engine's check parsed is opened from its layout (its size checked, not its header parsed
   // again), one computed from inputs is parsed and matched with the key here, once
@@ -131,13 +125,14 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   const layout = job.checked.witnesses?.[part];
   let wtns: WtnsFile;
   try {
+    stopped();
     wtns = file && !generated
       ? WtnsFile.openHandle(await deps.openWitness(file, name), `${name} ${file}`, layout)
       : layout
         ? (file ? WtnsFile.openKnown(file, layout) : WtnsFile.fromBytesKnown(image!, name, layout))
         : (file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name));
   } catch (err) {
-    if (generated) rmSync(generated, { force: true });
+    if (generated) rmSync(generated, { force: true }); // a generated witness is deleted on every road
     throw err;
   }
   const lanes = lanesFor(deps, key);

@@ -17,13 +17,20 @@ export class PoolBlock {
   readonly #regions: Region[];
   idleSince = 0;
 
+  /** `heap` with `pinned: off`, else undefined and `native` holds the block (of any size: a region
+   * is viewed on its own, so only a region must fit one Uint8Array). */
   constructor(
     readonly capacity: number,
-    readonly bytes: Uint8Array,
+    private readonly heap: Uint8Array | undefined,
     readonly reservation: Reservation,
     readonly native: NativeBuffer | undefined,
   ) {
     this.#regions = [{ offset: 0, length: capacity, busy: false }];
+  }
+
+  /** Bytes [offset, offset + length) of the block, as a Uint8Array over its memory. */
+  region(offset: number, length: number): Uint8Array {
+    return this.native ? this.native.view(offset, length) : this.heap!.subarray(offset, offset + length);
   }
 
   /** The smallest free region that holds `want` bytes (its length; undefined: none). */

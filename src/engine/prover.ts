@@ -54,8 +54,8 @@ export async function proveWithKey(key: ProvingKey, witness: Uint8Array, opts: P
   const t0 = performance.now();
   try {
     opts.onPhase?.('prove');
-    if (ab) await key.native.synthesize(witness, ab.bytes, opts.cancel);
-    await key.native.proveAb(witness, ab?.bytes ?? null, device, scalarToLe(r % h.r), scalarToLe(s % h.r), out, opts.cancel);
+    if (ab) await key.native.synthesize(witness, ab, opts.cancel);
+    await key.native.proveAb(witness, ab ?? null, device, scalarToLe(r % h.r), scalarToLe(s % h.r), out, opts.cancel);
   } finally {
     ab?.release();
   }

@@ -107,7 +107,7 @@ export class ProvingKey {
         for (const name of [...NATIVE_SECTIONS].sort((a, b) => file.sectionPosition(a) - file.sectionPosition(b))) {
           if (vkBad) return;
           const buf = sections.get(name)!;
-          await readKeySections(file, new Map([[name, buf]]));
+          await readKeySections(file, new Map([[name, buf]]), { fresh: true }); // allocMapped above, not touched yet
           done += file.sectionBytes(name);
           opts.onProgress?.('load key', done, total);
           if (!opts.pinned) continue;

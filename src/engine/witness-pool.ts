@@ -224,8 +224,19 @@ export class WitnessPool {
   #computeWasm(wasm: string, input: unknown, name: string): Promise<Uint8Array> {
     const slot = this.#wasm.length < this.#o.wasmWorkers ? this.#spawnWasm() : this.#wasm.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = ++this.#seq;
+    const limit = this.#o.timeoutMs;
     return new Promise((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
+      // past the limit the worker is terminated (a wasm loop cannot be interrupted otherwise); its
+      // exit fails anything else it held and the next witness starts a fresh worker
+      const timer = limit > 0 ? setTimeout(() => {
+        slot.pending.delete(id);
+        reject(new CuzkError('E_TIMEOUT', `${name}: the witness took longer than its limit of ${limit} ms (${wasm})`));
+        const i = this.#wasm.indexOf(slot);
+        if (i >= 0) this.#wasm.splice(i, 1); // no new witness goes to a worker being terminated
+        void slot.worker.terminate();
+      }, limit) : undefined;
+      const done = () => clearTimeout(timer);
+      slot.pending.set(id, { resolve: (w) => (done(), resolve(w)), reject: (e) => (done(), reject(e)) });
       slot.worker.ref();  // a pending witness keeps the process alive; an idle pool does not
       slot.worker.postMessage({ id, wasm, input, name });
     });

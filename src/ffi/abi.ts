@@ -127,8 +127,9 @@ export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean
     pairing: f('cuzk_pairing', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
     key_create: f('cuzk_key_create', 'int32_t', [koffi.pointer(cuzkKeyDesc), koffi.out(koffi.pointer(koffi.pointer(cuzkKey))), E]),
     key_destroy: f('cuzk_key_destroy', 'int32_t', [koffi.pointer(cuzkKey), E]),
-    groth16_synthesize: f('cuzk_groth16_synthesize', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
-    groth16_prove_ab: f('cuzk_groth16_prove_ab', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'uint8_t *', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
+    // A‖B is `void *`: a Uint8Array, or a NativeBuffer's address (the CPU core's A‖B passes 4 GiB, what one Uint8Array holds, past a 2^26 domain)
+    groth16_synthesize: f('cuzk_groth16_synthesize', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'void *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
+    groth16_prove_ab: f('cuzk_groth16_prove_ab', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'void *', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
     gpu_count: c('cuzk_gpu_count', 'int32_t cuzk_gpu_count(void)'),
     gpu_describe: f('cuzk_gpu_describe', 'int32_t', ['int32_t', koffi.out(koffi.pointer(cuzkGpuDesc)), E]),
     set_gpu_mode: f('cuzk_set_gpu_mode', 'int32_t', ['int32_t', E]),

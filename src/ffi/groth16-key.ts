@@ -48,6 +48,12 @@ function toStats(o: Record<string, unknown>): ProveStats {
   };
 }
 
+/** Where phase 1 writes A·w ‖ B·w: a Uint8Array (a pooled buffer), or a NativeBuffer of any size
+ * (passed by address: past a 2^26 domain A‖B is more than one Uint8Array holds). */
+export type AbBuffer = Uint8Array | NativeBuffer;
+
+const abAddress = (ab: AbBuffer): Uint8Array | bigint => (ab instanceof Uint8Array ? ab : ab.pointer);
+
 export class NativeKey {
   #handle: unknown;
   readonly parts: NativeKeyParts;
@@ -115,19 +121,20 @@ export class NativeKey {
     return this.#handle;
   }
 
-  #checkWitness(witness: Uint8Array, ab: Uint8Array | null): void {
+  #checkWitness(witness: Uint8Array, ab: AbBuffer | null): void {
     if (witness.byteLength !== this.parts.nVars * 32) throw new CuzkError('E_INVALID_ARG', `prove: witness has ${witness.byteLength / 32} values, key expects ${this.parts.nVars}`);
     if (ab === null) return;
     if (ab.byteLength < this.abBytes) throw new CuzkError('E_INVALID_ARG', `prove: A‖B buffer holds ${ab.byteLength} bytes, needs ${this.abBytes}`);
-    if (ab.byteOffset % 8 !== 0) throw new CuzkError('E_INVALID_ARG', 'prove: A‖B buffer is not 8-byte aligned');
+    if (ab instanceof Uint8Array ? ab.byteOffset % 8 !== 0 : ab.pointer % 8n !== 0n) throw new CuzkError('E_INVALID_ARG', 'prove: A‖B buffer is not 8-byte aligned');
   }
 
   /** Phase 1 on the native CPU threads, for the CPU core's phase 2: A·w ‖ B·w into `ab`. */
-  async synthesize(witness: Uint8Array, ab: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
+  async synthesize(witness: Uint8Array, ab: AbBuffer, cancel?: Int32Array): Promise<ProveStats> {
     const h = this.#live();
     this.#checkWitness(witness, ab);
     const out: Record<string, unknown> = {};
-    await callAsync('cuzk_groth16_synthesize', (slot, cb) => loadCore().abi.groth16_synthesize.async(h, witness, ab, cancel ?? null, out, slot, cb));
+    const abArg = abAddress(ab);
+    await callAsync('cuzk_groth16_synthesize', (slot, cb) => loadCore().abi.groth16_synthesize.async(h, witness, abArg, cancel ?? null, out, slot, cb));
     return toStats(out);
   }
 
@@ -136,7 +143,7 @@ export class NativeKey {
    * GPU `device` the whole proof from the witness, A·w and B·w synthesized there (`ab` null; its
    * `synthMs` is the device's synthesis time).
    */
-  async proveAb(witness: Uint8Array, ab: Uint8Array | null, device: number, r: Uint8Array, s: Uint8Array, proofOut: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
+  async proveAb(witness: Uint8Array, ab: AbBuffer | null, device: number, r: Uint8Array, s: Uint8Array, proofOut: Uint8Array, cancel?: Int32Array): Promise<ProveStats> {
     const h = this.#live();
     if (!Number.isInteger(device) || device < -1) throw new CuzkError('E_INVALID_ARG', `prove: bad device ${device}`);
     if ((device >= 0) !== (ab === null)) throw new CuzkError('E_INVALID_ARG', device >= 0 ? 'prove: a GPU synthesizes A and B itself: pass no A‖B buffer' : 'prove: the CPU core needs the A‖B buffer of phase 1');
@@ -145,7 +152,8 @@ export class NativeKey {
     if (r.byteLength !== 32 || s.byteLength !== 32) throw new CuzkError('E_INVALID_ARG', 'prove: r and s must be 32 bytes');
     if (proofOut.byteLength < 2 * z.g1 + z.g2) throw new CuzkError('E_INVALID_ARG', 'prove: proof buffer too small');
     const out: Record<string, unknown> = {};
-    await callAsync('cuzk_groth16_prove_ab', (slot, cb) => loadCore().abi.groth16_prove_ab.async(h, witness, ab, device, r, s, proofOut, cancel ?? null, out, slot, cb));
+    const abArg = ab === null ? null : abAddress(ab);
+    await callAsync('cuzk_groth16_prove_ab', (slot, cb) => loadCore().abi.groth16_prove_ab.async(h, witness, abArg, device, r, s, proofOut, cancel ?? null, out, slot, cb));
     return toStats(out);
   }
 

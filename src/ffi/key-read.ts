@@ -10,6 +10,8 @@ import type { NativeBuffer } from './native-buffer.js';
 /** cuzk_read_check: bytes only, G1 or G2 points (canonical, on the curve), zkey coefficient records. */
 const CHECK = { raw: 0, g1: 1, g2: 2, coefs: 3 } as const;
 export type ReadCheck = keyof typeof CHECK;
+/** cuzk_read_flags */
+const READ_DEST_ZEROED = 1;
 const PART_BYTES = 48; // sizeof(cuzk_read_part), static_assert'ed in native/api/key_read.cpp
 const COEF_BYTES = 12 + 32;
 
@@ -19,6 +21,9 @@ export interface ReadPart {
   readonly bytes: number;
   readonly into: NativeBuffer;
   readonly check: ReadCheck;
+  /** `into` holds zeros already (a fresh allocMapped): the file's holes are then left unread
+   * (CUZK_READ_DEST_ZEROED), so a sparse file costs only its data in memory. */
+  readonly zeroed?: boolean;
 }
 
 export type ReadDefect =
@@ -47,6 +52,7 @@ function encode(curve: CurveName, parts: readonly ReadPart[]): Uint8Array {
     v.setBigUint64(o + 8, BigInt(p.bytes), true);
     v.setBigUint64(o + 16, p.into.pointer, true);
     v.setInt32(o + 24, CHECK[p.check], true);
+    v.setInt32(o + 44, p.zeroed ? READ_DEST_ZEROED : 0, true);
   });
   return out;
 }

@@ -4,7 +4,9 @@
 // structs that outlive a call (the proving key borrows such buffers). A key's sections are
 // `allocMapped` (an anonymous mapping the parallel reads fault in) and pinned after they are
 // filled (`pinAsync`: cudaHostRegister in place, ~0.04 s/GiB, against ~0.5-0.8 s/GiB to allocate
-// pinned memory).
+// pinned memory). A buffer may be any size the host can map (a 2^25 key's coefficient section is
+// 5 GB); what JavaScript can see of it at once is bounded (MAX_VIEW_BYTES), so a buffer past that is
+// handed to native code by address and read from TypeScript through view(offset, length) windows.
 import { constants } from 'node:buffer';
 import koffi from 'koffi';
 import { CuzkError } from '../errors.js';
@@ -15,16 +17,14 @@ import { check, newErrorSlot } from './status.js';
 /** cuzk_mem_kind */
 const MEM = { plain: 0, pinned: 1, mapped: 2 } as const;
 
-/** The largest buffer a Uint8Array can view (4 GiB on Node 20-22): a larger view makes koffi abort
- * the process, so such sizes are refused before anything is allocated. */
-export const MAX_NATIVE_BUFFER_BYTES = constants.MAX_LENGTH;
+/** The most bytes one Uint8Array can view (2^32 on Node 20-22: a typed array's length limit). koffi
+ * aborts the process on a larger view (seen with an 8.35 GiB pinned buffer), so `bytes` and view()
+ * refuse one first; the buffer itself is not bounded by this. */
+export const MAX_VIEW_BYTES = constants.MAX_LENGTH;
 
 /** Why `byteLength` cannot be a NativeBuffer, or undefined when it can. */
 function sizeProblem(what: string, byteLength: number): CuzkError | undefined {
   if (!Number.isSafeInteger(byteLength) || byteLength <= 0) return new CuzkError('E_INVALID_ARG', `${what}: bad size ${byteLength}`);
-  if (byteLength > MAX_NATIVE_BUFFER_BYTES) {
-    return new CuzkError('E_INVALID_ARG', `${what}: ${byteLength} bytes is more than one buffer can hold (${MAX_NATIVE_BUFFER_BYTES}); split it into parts`);
-  }
   return undefined;
 }
 
@@ -96,9 +96,26 @@ export class NativeBuffer {
     this.#pinned = true;
   }
 
+  /** The whole buffer as one Uint8Array: only for a buffer of at most MAX_VIEW_BYTES (E_INTERNAL
+   * past it, a caller that should have used view()). */
   get bytes(): Uint8Array {
     if (!this.#live) throw new CuzkError('E_INTERNAL', 'NativeBuffer used after release()');
+    if (this.byteLength > MAX_VIEW_BYTES) {
+      throw new CuzkError('E_INTERNAL', `NativeBuffer.bytes: ${this.byteLength} bytes is more than one Uint8Array can view (${MAX_VIEW_BYTES}): read it through view(offset, length)`);
+    }
     return (this.#bytes ??= new Uint8Array(koffi.view(this.#ptr, this.byteLength)));
+  }
+
+  /** Bytes [offset, offset + length) as a Uint8Array over the same memory (no copy), anywhere in a
+   * buffer of any size; `length` at most MAX_VIEW_BYTES. Not cached: each call is a fresh view. */
+  view(offset: number, length: number): Uint8Array {
+    const ptr = this.pointer;
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > this.byteLength) {
+      throw new CuzkError('E_INVALID_ARG', `NativeBuffer.view(${offset}, ${length}): outside its ${this.byteLength} bytes`);
+    }
+    if (length > MAX_VIEW_BYTES) throw new CuzkError('E_INVALID_ARG', `NativeBuffer.view(${offset}, ${length}): more than one Uint8Array can view (${MAX_VIEW_BYTES})`);
+    if (length === 0) return new Uint8Array(0);
+    return new Uint8Array(koffi.view(ptr + BigInt(offset), length));
   }
 
   /** The native address, for struct fields that outlive a call. */

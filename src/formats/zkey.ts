@@ -175,10 +175,12 @@ export function validateCoefs(h: ZkeyHeader, records: Uint8Array, where = `${h.p
   }
 }
 
-/** The FormatError for coefficient record `i` of `records` (found bad here or by the native reader), naming its first bad field. */
-export function coefRecordError(h: ZkeyHeader, records: Uint8Array, i: number, where = `${h.path}: zkey section 4`): FormatError {
+/** The FormatError for coefficient record `i` (found bad here or by the native reader), naming its
+ * first bad field; `records` holds the records from index `first` on (a window of a section too big
+ * for one Uint8Array). */
+export function coefRecordError(h: ZkeyHeader, records: Uint8Array, i: number, where = `${h.path}: zkey section 4`, first = 0): FormatError {
   const view = dataViewOf(records);
-  const o = i * (12 + h.n8r);
+  const o = (i - first) * (12 + h.n8r);
   const m = view.getUint32(o, true);
   const c = view.getUint32(o + 4, true);
   const s = view.getUint32(o + 8, true);

@@ -3,6 +3,7 @@
 // daemon with --takeover, or PostgreSQL), the memory budgets (waited for), the engine, the fleet
 // membership (PostgreSQL), the spool and intake, the runner of the daemon's mode and JobService,
 // then the Daemon that runs them. Whatever was opened is closed again if a later step fails.
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
 import { FleetMember } from './fleet/fleet-member.js';
@@ -14,7 +15,7 @@ import { JobService } from './jobs/job-service.js';
 import { LocalRunner } from './jobs/local-runner.js';
 import { openJournalThread } from './journal/journal-thread.js';
 import { openPostgresStore } from './journal/pg-store.js';
-import { journalPath, toEngineConfig, type ServeConfig } from './startup/config.js';
+import { generatedWitnessDir, journalPath, toEngineConfig, type ServeConfig } from './startup/config.js';
 import { waitForMemory } from './startup/memory-wait.js';
 import { startEngine } from './startup/start-engine.js';
 import { openTakingOver } from './startup/takeover.js';
@@ -40,6 +41,7 @@ export async function startServeDaemon(cfg: ServeConfig, opts: ComposeOptions): 
   try {
     // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
     const budgets = await waitForMemory(cfg, { log });
+    rmSync(generatedWitnessDir(cfg), { recursive: true, force: true }); // witnesses a killed daemon left: private, no job's now
     const spoolDir = path.join(cfg.dataDir, 'spool');
     const openWitness = confinedWitnessOpener([...cfg.inputDirs, spoolDir]);
     engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log, openWitness });

@@ -53,6 +53,16 @@
       [cell('td', 'buffers in use'), cell('td', String(num(p.inUse)), 'pool.inUse', num(p.inUse))],
       [cell('td', 'allocations (after warm-up)'), cell('td', num(p.allocations) + ' (' + num(p.allocationsAfterWarmup) + ')', 'pool.allocations', num(p.allocations))],
     ]);
+    // the witness stage (jobs with inputs): slots, waiting, computing, done, mean time per witness
+    var w = s.witness || {};
+    var wDone = num(w.done);
+    fill('witness-stage', ['', ''], [
+      [cell('td', 'busy / slots'), cell('td', num(w.busy) + ' / ' + num(w.slots), 'witness.slots', num(w.slots))],
+      [cell('td', 'waiting'), cell('td', String(num(w.queued)), 'witness.queued', num(w.queued))],
+      [cell('td', 'done (failed)'), cell('td', wDone + ' (' + num(w.failed) + ')', 'witness.done', wDone)],
+      [cell('td', 'per witness'), cell('td', wDone > 0 ? ms(num(w.totalMs) / wDone) : '–', 'witness.msPerWitness', wDone > 0 ? num(w.totalMs) / wDone : 0)],
+      [cell('td', 'generator processes'), cell('td', String(num(w.processes)), 'witness.processes', num(w.processes))],
+    ]);
     fill('devices', ['device', 'name', 'memory free', 'busy since start', 'job'], (s.devices || []).map(function (d) {
       return [cell('td', d.id), cell('td', d.name || ''), cell('td', dash.mib(d.memoryFree) + ' / ' + dash.mib(d.memoryTotal)),
         cell('td', d.utilisation === undefined ? '–' : (100 * d.utilisation).toFixed(1) + ' %'), cell('td', d.currentJob || '')];

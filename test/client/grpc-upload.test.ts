@@ -170,7 +170,7 @@ describe('CuzkClient: UploadWitness over gRPC', () => {
     await sameRefusal(d.address, 'not-the-token', dev.zkey, big, 'E_UNAUTHORIZED', /token/i);
     const tooBig = new Uint8Array(4 << 20);
     tooBig.set(big.subarray(0, 1024));
-    await sameRefusal(d.address, TOKEN, dev.zkey, tooBig, 'E_INVALID_ARG', new RegExp(`${tooBig.length} bytes is more than limits.max_job_bytes ${MAX_JOB_BYTES}`));
+    await sameRefusal(d.address, TOKEN, dev.zkey, tooBig, 'E_LIMIT', new RegExp(`the witness is ${tooBig.length} bytes, more than limits.max_job_bytes ${MAX_JOB_BYTES} \\(--max-job-bytes`));
     await sameRefusal(d.address, TOKEN, dev.zkey, new Uint8Array(0), 'E_INVALID_ARG', /no chunk arrived/);
     await sameRefusal(d.address, TOKEN, 'no-such-key', big, 'E_NOT_FOUND', /no-such-key/);
   });

@@ -29,6 +29,7 @@ describe('engine witness generators', { timeout: 600_000 }, () => {
     c = await poseidonChain();
     vk = JSON.parse(readFileSync(c.vkey, 'utf8'));
     dir = mkdtempSync(path.join(tmpdir(), 'cuzk-witness-engine-'));
+    process.env.CUZK_TEST_SECRET = 'not for generators';
     e = await createEngine({ backend: 'cpu', threads: 2, witness: { slots: 2, dir } });
   });
   after(async () => {
@@ -90,11 +91,15 @@ describe('engine witness generators', { timeout: 600_000 }, () => {
     const job = e.submit({ key: c.zkey, inputs: [c.input, c.input, c.input, c.input], generator: c.generator });
     // mid-witness by construction: a generator process with a forked child is computing one
     let killed: number | undefined;
+    let env: string[] = [];
     for (let t = 0; t < 2000 && killed === undefined; t++) {
-      for (const pid of e.witnessPids()) if (childrenOf(pid).length > 0) { process.kill(pid, 'SIGKILL'); killed = pid; break; }
+      for (const pid of e.witnessPids()) if (childrenOf(pid).length > 0) { env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean); process.kill(pid, 'SIGKILL'); killed = pid; break; }
       if (killed === undefined) await new Promise((r) => setTimeout(r, 2));
     }
     assert.ok(killed, 'never saw a generator mid-witness');
+    // a generator runs with a bare environment: none of this process's (a daemon's token) reaches it
+    assert.ok(!env.some((v) => v.startsWith('CUZK_TEST_SECRET=')), env.join(' '));
+    assert.ok(env.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), env.join(' '));
     const info = await e.await(job.id);
     assert.equal(info.state, 'failed');
     assert.match(info.error!.message, /the witness generator was killed \(SIGKILL\)/);
@@ -113,6 +118,18 @@ describe('engine witness generators', { timeout: 600_000 }, () => {
       assert.match(info.error!.message, /took longer than its limit of 1 ms/);
     } finally {
       await tight.close();
+    }
+    // a wasm witness past the limit: its worker is terminated, the next witness gets a fresh one
+    const wasmTight = await createEngine({ backend: 'cpu', threads: 2, witness: { slots: 1, timeoutMs: 5, dir } });
+    try {
+      for (const k of [1, 2]) {
+        const info = await wasmTight.await(wasmTight.submit({ key: c.zkey, inputs: [c.input], generator: c.wasm }).id);
+        assert.equal(info.state, 'failed', `wasm job ${k}`);
+        assert.equal(info.error!.code, 'E_TIMEOUT', info.error!.message);
+        assert.match(info.error!.message, /took longer than its limit of 5 ms/);
+      }
+    } finally {
+      await wasmTight.close();
     }
     const small = await createEngine({ backend: 'cpu', threads: 2, witness: { slots: 1, maxAddressSpaceBytes: 14 << 20, dir } });
     try {

@@ -4,7 +4,7 @@
 // than its parts, and a read that fails, come back as results (not crashes); bad parts are refused.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -104,6 +104,34 @@ describe('readFileChecked', () => {
     } finally {
       closeSync(dirFd);
     }
+  });
+
+  it('zeroed: a hole in a sparse file is not copied (its items judged as zeros), data around it is', async () => {
+    const hole = 32 << 20; // many whole chunks of hole
+    const p = path.join(dir, 'sparse.bin');
+    const fd = openSync(p, 'w+');
+    after(() => closeSync(fd));
+    writeSync(fd, g1Points(2), 0, 128, hole);
+    const n = hole + 128;
+    // a buffer that is not zeros shows what was copied: with zeroed, the hole's bytes are left as they were
+    const dirty = mapped(n);
+    dirty.view(0, n).fill(0xab);
+    assert.deepEqual(await readFileChecked(fd, 'bn128', bounds, [{ fileOffset: 0, bytes: n, into: dirty, check: 'g1', zeroed: true }]), [undefined]);
+    assert.equal(dirty.view(0, 1)[0], 0xab, 'the hole was not read');
+    assert.deepEqual(dirty.view(hole, 128), g1Points(2), 'the data after it was');
+    // the holes were found on a descriptor of its own: this one's offset is still 0 (not moved to the data)
+    assert.notEqual(g1[0], 0);
+    const first = Buffer.alloc(1);
+    assert.equal(readSync(fd, first, 0, 1, null), 1);
+    assert.equal(first[0], 0, 'the caller\'s offset untouched');
+    const plain = mapped(n);
+    plain.view(0, n).fill(0xab);
+    assert.deepEqual(await readFileChecked(fd, 'bn128', bounds, [{ fileOffset: 0, bytes: n, into: plain, check: 'g1' }]), [undefined]);
+    assert.equal(plain.view(0, 1)[0], 0, 'without zeroed the hole is read as zeros');
+    // a record of zeros is bad when nVars is 0 (signal 0 out of range): the hole's first record is named
+    const coefs = hole - (hole % 44);
+    const [d] = await readFileChecked(fd, 'bn128', { domainSize: 8, nVars: 0 }, [{ fileOffset: 0, bytes: coefs, into: mapped(coefs), check: 'coefs', zeroed: true }]);
+    assert.deepEqual(d, { kind: 'record', index: 0 });
   });
 
   it('refuses parts that are not whole items, a buffer too small, a bad descriptor', async () => {

@@ -79,6 +79,10 @@ describe('dashboard in Chromium', { skip }, () => {
       assert.equal(await statValue(page, `budget.${pool}.limit`), rpc.budget[pool].limit, `${pool} limit`);
     }
     assert.equal(await statValue(page, 'pool.bytes'), rpc.pinnedPool.bytes);
+    // the witness stage, its own table, as GetStatus says (slots from the sizing rule: at least 1)
+    assert.ok(rpc.witness && rpc.witness.slots >= 1, `GetStatus witness stage: ${JSON.stringify(rpc.witness)}`);
+    assert.equal(await statValue(page, 'witness.slots'), rpc.witness.slots);
+    assert.equal(await statValue(page, 'witness.done'), rpc.witness.done);
     assert.equal(await page.textContent('#connection'), 'live');
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
     assert.deepEqual(errors, []);

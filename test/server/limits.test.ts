@@ -113,8 +113,8 @@ describe('cuzk serve: size limits', () => {
     assert.ok(http.status === 413 || http.status === 429 || http.status === 400, String(http.status));
     assert.match(await http.text(), /400000/);
     const k = (await caught(c.loadKey({ zkey: new Uint8Array(12_000) }))) as CuzkError;
-    assert.equal(k?.code, 'E_INVALID_ARG');
-    assert.match(k!.message, /more than max_key_bytes 10000/);
+    assert.equal(k?.code, 'E_LIMIT');
+    assert.match(k!.message, /more than limits\.max_key_bytes 10000 \(--max-key-bytes/);
     assert.equal((await c.prove({ key: multKey, witnesses: [multWtns] })).state, 'completed');
     assert.equal((await fetch(`${d.url}/healthz`)).status, 200);
   });

@@ -11,7 +11,7 @@ import { errorBody, sendError, STATUS_MAP, toConnectError } from '../../src/serv
 // Connect protocol spec, "Error codes": gRPC code → HTTP status
 const CONNECT_HTTP: Partial<Record<Code, number>> = {
   [Code.InvalidArgument]: 400, [Code.NotFound]: 404, [Code.Unauthenticated]: 401, [Code.ResourceExhausted]: 429,
-  [Code.Unavailable]: 503, [Code.Internal]: 500, [Code.Aborted]: 409, [Code.DeadlineExceeded]: 504,
+  [Code.Unavailable]: 503, [Code.Internal]: 500, [Code.Aborted]: 409, [Code.DeadlineExceeded]: 504, [Code.FailedPrecondition]: 400,
 };
 
 describe('status map', () => {

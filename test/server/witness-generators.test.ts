@@ -2,13 +2,28 @@
 // verify with snarkjs; a bad input fails its job with one line naming the signal while the daemon
 // keeps proving; a generator outside files.key_dirs / files.input_dirs is refused.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
 import { startDaemon, type DaemonProcess } from '../helpers/daemon.js';
 import { poseidonChain, type PoseidonChain } from '../helpers/poseidon-chain.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
 
 describe('daemon witness generators', { timeout: 600_000 }, () => {
   let ch: PoseidonChain;
@@ -38,5 +53,34 @@ describe('daemon witness generators', { timeout: 600_000 }, () => {
     assert.match(b.error!.message, /input signal "in" takes 2 values, got 1/);
     const st = await c.status();
     assert.equal(st.backend, 'cpu');
+    // the witness stage in GetStatus: 3 computed, the bad one failed, nothing computing now
+    assert.ok(st.witness, 'GetStatus has the witness stage');
+    assert.deepEqual({ done: st.witness.done, failed: st.witness.failed, busy: st.witness.busy }, { done: 3, failed: 1, busy: 0 });
+    assert.ok(st.witness.totalMs > 0 && st.witness.slots >= 1);
+  });
+
+  it('a generator killed mid-witness fails only its job; the daemon proves the next; its witness folder is left empty', async () => {
+    const vk = JSON.parse(readFileSync(ch.vkey, 'utf8')) as unknown;
+    const generators = () => childrenOf(d.proc.pid!).filter((p) => cmdline(p).includes(path.basename(ch.generator)));
+    const { job } = await c.submit({ key: ch.zkey, inputs: [ch.input, ch.input, ch.input, ch.input], generator: ch.generator });
+    // mid-witness by construction: a generator process with a forked child is computing one
+    let killed: number | undefined;
+    for (let t = 0; t < 3000 && killed === undefined; t++) {
+      for (const pid of generators()) if (childrenOf(pid).length > 0) { process.kill(pid, 'SIGKILL'); killed = pid; break; }
+      if (killed === undefined) await new Promise((r) => setTimeout(r, 2));
+    }
+    assert.ok(killed, 'never saw a generator mid-witness');
+    let info = job;
+    while (info.state === 'queued' || info.state === 'running') info = await c.await(info.id);
+    assert.equal(info.state, 'failed');
+    assert.match(info.error!.message, /the witness generator was killed \(SIGKILL\)/);
+    assert.ok(!info.error!.message.includes('\n'), info.error!.message);
+    const next = await c.prove({ key: ch.zkey, inputs: [{ in: ['5', '6'] }], generator: ch.generator });
+    assert.equal(next.state, 'completed', next.error?.message);
+    assert.ok(await snarkjsVerify(vk, next.proofs![0]!.publicSignals, next.proofs![0]!.proof));
+    assert.ok(!generators().includes(killed), 'the killed generator was replaced');
+    const dir = path.join(d.dataDir, 'witness-gen');
+    assert.ok(existsSync(dir), 'native generators write into <data_dir>/witness-gen');
+    assert.deepEqual(readdirSync(dir), [], 'no witness is kept after its job');
   });
 });

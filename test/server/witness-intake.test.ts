@@ -8,6 +8,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
+import { CuzkError } from '../../src/errors.js';
+import { OPTIONS } from '../../src/server/startup/config-options.js';
 import { createEngine, type Engine, type JobRequest } from '../../src/index.js';
 import { encodeWtns, WtnsFile } from '../../src/formats/wtns.js';
 import { ZkeyFile } from '../../src/formats/zkey.js';
@@ -121,5 +123,26 @@ describe('witness intake → engine check', () => {
     assert.equal(info.error!.code, 'E_FORMAT');
     assert.match(info.error!.message, /changed since/);
     await spool.release(files);
+  });
+  it('limits.max_job_bytes: 0 by default, which refuses no witness of its key\'s size; a set one is E_LIMIT naming it and its option', async () => {
+    const byDefault = OPTIONS.find((o) => o.name === 'maxJobBytes')!.default;
+    assert.equal(byDefault, 0);
+    // a 2^24 key's witness (the 256 MiB default refused it): only its size is announced, then abandoned
+    const open = new WitnessIntake(engine, spool, { ...cfg, maxJobBytes: byDefault });
+    const sink = await open.begin(zkey, 536_871_020, 'upload');
+    await sink.abort();
+    const onDisk = path.join(inputDir, 'w-limit.wtns');
+    writeFileSync(onDisk, w1);
+    const key = await open.resolveKey(zkey);
+    const files = await open.files(checkJobRequest({ key: key.name, witnesses: [w1, w2] }, { ...cfg, maxJobBytes: 0 }), key);
+    await spool.release(files!);
+    const limited = { ...cfg, maxJobBytes: w1.length - 1 };
+    const tight = new WitnessIntake(engine, spool, limited);
+    const isLimit = (what: RegExp) => (e: unknown) => e instanceof CuzkError && e.code === 'E_LIMIT' && what.test(e.message) &&
+      e.message.includes(`more than limits.max_job_bytes ${w1.length - 1} (--max-job-bytes`) && !e.message.includes('\n');
+    assert.throws(() => checkJobRequest({ key: key.name, witnesses: [w1] }, limited), isLimit(new RegExp(`witnesses is ${w1.length} bytes`)));
+    assert.throws(() => checkJobRequest({ key: key.name, inputs: [{ a: 'x'.repeat(w1.length) }], generator: 'c.wasm' }, limited), isLimit(/inputs \(JSON\) is/));
+    await assert.rejects(tight.begin(zkey, w1.length, 'upload'), isLimit(new RegExp(`^upload: the witness is ${w1.length} bytes`)));
+    await assert.rejects(tight.files(checkJobRequest({ key: key.name, witnessFiles: [onDisk] }, limited), key), isLimit(new RegExp(`witness files is ${w1.length} bytes`)));
   });
 });

@@ -2,8 +2,8 @@
 // queue), once, into the one type the rest of the daemon uses (ValidJob): the fields every job has,
 // by the engine's rules (engine/job-check.ts: deadline 0 = none, priority defaulted, partitions), the
 // sizes against the configured limits, and the paths it names, confined to the configured
-// directories. Errors are E_INVALID_ARG naming the field and the limit (E_NOT_FOUND for a missing
-// file). Witness contents are checked as they are stored
+// directories. Errors are E_INVALID_ARG naming the field (E_NOT_FOUND for a missing file; E_LIMIT
+// naming the limit and its option for a request over one). Witness contents are checked as they are stored
 // (witness-intake.ts: header against the key); the engine checks the values.
 import { InputError } from '../../errors.js';
 import type { JobRequest, Priority } from '../../engine/api.js';
@@ -35,6 +35,17 @@ export interface ValidJob {
 const WTNS_MAGIC = [0x77, 0x74, 0x6e, 0x73]; // "wtns"
 const bad = (m: string) => new InputError('E_INVALID_ARG', m);
 
+/**
+ * The E_LIMIT for `what` of `bytes` when limits.max_job_bytes is set and it is over, else undefined.
+ * 0 (the default) sets none: a witness must match its key exactly (nWitness = nVars, the header's
+ * size = the file's), so the key already bounds it, and a fixed default refused big keys' witnesses
+ * (256 MiB: a 2^24 witness is 512 MiB); what one message carries is limits.max_message_bytes's.
+ */
+export function overJobLimit(what: string, bytes: number, cfg: Pick<ServeConfig, 'maxJobBytes'>): InputError | undefined {
+  if (cfg.maxJobBytes === 0 || bytes <= cfg.maxJobBytes) return undefined;
+  return new InputError('E_LIMIT', `${what} is ${bytes} bytes, more than limits.max_job_bytes ${cfg.maxJobBytes} (--max-job-bytes; 0 follows the keys)`);
+}
+
 function strings(v: unknown, field: string, max: number): string[] {
   if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && s.length > 0 && s.length <= max)) throw bad(`${field}: a list of non-empty strings of at most ${max} characters`);
   return v;
@@ -50,7 +61,8 @@ function source(req: JobSubmission, kind: 'witnesses' | 'witness_ids' | 'witness
       if (!(w instanceof Uint8Array) || w.length < 12 || WTNS_MAGIC.some((b, j) => w[j] !== b)) throw bad(`witnesses[${i}]: not a .wtns file (${w?.length ?? 0} bytes, no "wtns" magic)`);
       bytes += w.length;
     });
-    if (bytes > cfg.maxJobBytes) throw bad(`job is ${bytes} bytes, more than limits.max_job_bytes ${cfg.maxJobBytes}`);
+    const over = overJobLimit('the job\'s witnesses', bytes, cfg);
+    if (over) throw over;
     return { kind: 'bytes', witnesses: req.witnesses! };
   }
   if (kind === 'witness_ids') return { kind: 'uploads', ids: strings(req.witnessIds, 'witness_ids', 128) };
@@ -61,7 +73,8 @@ function source(req: JobSubmission, kind: 'witnesses' | 'witness_ids' | 'witness
   if (!generator) throw bad('inputs need generator: the path of the circuit witness generator on the server (.wasm or native)');
   inputs.forEach((v, k) => { if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(`inputs[${k}] must be a JSON object`); });
   const bytes = JSON.stringify(inputs).length;
-  if (bytes > cfg.maxJobBytes) throw bad(`job is ${bytes} bytes of inputs, more than limits.max_job_bytes ${cfg.maxJobBytes}`);
+  const over = overJobLimit('the job\'s inputs (JSON)', bytes, cfg);
+  if (over) throw over;
   return { kind: 'inputs', inputs, wasm: generator };
 }
 

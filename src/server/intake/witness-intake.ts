@@ -12,7 +12,7 @@ import { checkWitnessMatchesKey, WTNS_PREFIX_BYTES, wtnsHeaderFromPrefix } from 
 import { ZkeyFile } from '../../formats/zkey.js';
 import type { ServeConfig } from '../startup/config.js';
 import { openConfined } from './file-access.js';
-import { confineKey, looksLikeKeyPath, type ValidJob } from './request-check.js';
+import { confineKey, looksLikeKeyPath, overJobLimit, type ValidJob } from './request-check.js';
 import type { KeyShape, SpooledWitness, WitnessSpool } from './spool.js';
 
 export class WitnessIntake {
@@ -97,7 +97,8 @@ export class WitnessIntake {
         await f.handle.close();
       }
     }
-    if (total > this.cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `job is ${total} bytes of witness files, more than limits.max_job_bytes ${this.cfg.maxJobBytes}`);
+    const over = overJobLimit('the job\'s witness files', total, this.cfg);
+    if (over) throw over;
     return out;
   }
 
@@ -118,7 +119,8 @@ export class WitnessIntake {
   async begin(keyName: string, size: number, where: string, ownsChunks = false): Promise<UploadSink> {
     if (!keyName) throw new InputError('E_INVALID_ARG', `${where}: the key is required (the first chunk's key, or ?key=)`);
     if (!Number.isSafeInteger(size) || size <= 0) throw new InputError('E_INVALID_ARG', `${where}: the witness size is required (the first chunk's size, or Content-Length)`);
-    if (size > this.cfg.maxJobBytes) throw new InputError('E_INVALID_ARG', `${where}: ${size} bytes is more than limits.max_job_bytes ${this.cfg.maxJobBytes}`);
+    const over = overJobLimit(`${where}: the witness`, size, this.cfg);
+    if (over) throw over;
     const key = await this.resolveKey(keyName);
     const w = this.spool.writer(key, size, where, ownsChunks);
     return {

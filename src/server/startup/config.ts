@@ -54,6 +54,10 @@ export interface ServeConfig {
   memoryWaitPolicy: 'start' | 'exit';
   keyIdleMs: number;
   tracePath: string;
+  witnessSlots: number;
+  witnessWasmWorkers: number;
+  witnessTimeoutMs: number;
+  witnessMaxAddressSpaceBytes: number;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
   maxConnections: number;
@@ -160,6 +164,12 @@ export function uploadedKeysDir(cfg: Pick<ServeConfig, 'dataDir'>): string {
   return path.join(cfg.dataDir, 'keys');
 }
 
+/** Where native generators write the witnesses they compute (<data_dir>/witness-gen): private data,
+ * each file deleted once its proof has read it, the folder emptied at start (a killed daemon's). */
+export function generatedWitnessDir(cfg: Pick<ServeConfig, 'dataDir'>): string {
+  return path.join(cfg.dataDir, 'witness-gen');
+}
+
 export function toEngineConfig(cfg: ServeConfig): EngineConfig {
   const memory: EngineConfig['memory'] = {};
   if (cfg.memoryHost) memory.host = cfg.memoryHost;
@@ -176,6 +186,13 @@ export function toEngineConfig(cfg: ServeConfig): EngineConfig {
     verify: cfg.verify,
     keyIdleMs: cfg.keyIdleMs,
     tracePath: cfg.tracePath || undefined,
+    witness: {
+      ...(cfg.witnessSlots ? { slots: cfg.witnessSlots } : {}),
+      ...(cfg.witnessWasmWorkers ? { wasmWorkers: cfg.witnessWasmWorkers } : {}),
+      timeoutMs: cfg.witnessTimeoutMs,
+      maxAddressSpaceBytes: cfg.witnessMaxAddressSpaceBytes,
+      dir: generatedWitnessDir(cfg),
+    },
   };
 }
 

@@ -94,5 +94,6 @@ export function statusToProto(s: EngineStatus, extra: { version: string; journal
     journal: extra.journal,
     daemonId: extra.daemonId ?? '',
     fleet,
+    ...(s.witness ? { witness: { ...s.witness, done: big(s.witness.done), failed: big(s.witness.failed) } } : {}),
   });
 }

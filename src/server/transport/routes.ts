@@ -62,7 +62,9 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
   }
   if (source.case !== 'zkey') throw new InputError('E_INVALID_ARG', 'LoadKey needs path or zkey (the .zkey bytes)');
   const bytes = source.value;
-  if (bytes.length > c.cfg.maxKeyBytes) throw new InputError('E_INVALID_ARG', `uploaded key is ${bytes.length} bytes, more than max_key_bytes ${c.cfg.maxKeyBytes}`);
+  if (bytes.length > c.cfg.maxKeyBytes) {
+    throw new InputError('E_LIMIT', `uploaded key is ${bytes.length} bytes, more than limits.max_key_bytes ${c.cfg.maxKeyBytes} (--max-key-bytes; a key on the daemon's disk loads by path, at any size)`);
+  }
   const hex = createHash('sha256').update(bytes).digest('hex');
   const dir = uploadedKeysDir(c.cfg);
   const file = path.join(dir, `${hex}.zkey`);

@@ -25,6 +25,9 @@ export const STATUS_MAP: Record<ErrorCode, { grpc: Code; http: number }> = {
   E_PROOF_INVALID: { grpc: Code.Internal, http: 500 },
   E_INTERNAL: { grpc: Code.Internal, http: 500 },
   E_UNAVAILABLE: { grpc: Code.Unavailable, http: 503 },
+  // the daemon's configuration refuses the request until an operator raises the option (gRPC's
+  // "do not retry until the system state is fixed"); not 429, which invites a retry of the same request
+  E_LIMIT: { grpc: Code.FailedPrecondition, http: 400 },
 };
 
 function jsonSafe(v: unknown): JsonObject | undefined {

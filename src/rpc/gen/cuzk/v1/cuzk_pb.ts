@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file cuzk/v1/cuzk.proto.
  */
 export const file_cuzk_v1_cuzk: GenFile = /*@__PURE__*/
-  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IvgBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCRIRCglnZW5lcmF0b3IYCiABKAkiNwoMV2l0bmVzc0NodW5rEgsKA2tleRgBIAEoCRIMCgRzaXplGAIgASgEEgwKBGRhdGEYAyABKAwiQQoNV2l0bmVzc1VwbG9hZBISCgp3aXRuZXNzX2lkGAEgASgJEgwKBHNpemUYAiABKAQSDgoGc2hhMjU2GAMgASgJIksKEUF3YWl0UHJvb2ZSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCRIXCgp0aW1lb3V0X21zGAIgASgNSACIAQFCDQoLX3RpbWVvdXRfbXMiYAoMUHJvdmVSZXF1ZXN0EigKA2pvYhgBIAEoCzIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0EhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyIkChJDYW5jZWxQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIjsKCEpvYlJlcGx5EhkKA2pvYhgBIAEoCzIMLmN1emsudjEuSm9iEhQKDGRlZHVwbGljYXRlZBgCIAEoCCLDAwoDSm9iEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDa2V5GAMgASgJEiMKCHByaW9yaXR5GAQgASgOMhEuY3V6ay52MS5Qcmlvcml0eRIgCgVzdGF0ZRgFIAEoDjIRLmN1emsudjEuSm9iU3RhdGUSEgoKcGFydGl0aW9ucxgGIAEoDRIXCg9zdWJtaXR0ZWRfYXRfbXMYByABKAQSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgJIAEoBBIbCg5xdWV1ZV9wb3NpdGlvbhgKIAEoDUgAiAEBEiMKBWVycm9yGAsgASgLMhQuY3V6ay52MS5FcnJvckRldGFpbBIkCgZwcm9vZnMYDCADKAsyFC5jdXprLnYxLlByb29mT3V0cHV0Ei8KCnRpbWluZ3NfbXMYDSADKAsyGy5jdXprLnYxLkpvYi5UaW1pbmdzTXNFbnRyeRIOCgZkZXZpY2UYDiABKAkaMAoOVGltaW5nc01zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4AUIRCg9fcXVldWVfcG9zaXRpb24iTQoLUHJvb2ZPdXRwdXQSJgoFcHJvb2YYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDnB1YmxpY19zaWduYWxzGAIgAygJImYKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIOCgZqb2JfaWQYAyABKAkSKAoHZGV0YWlscxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiIQoPV2F0Y2hKb2JSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCSKhAQoISm9iRXZlbnQSDgoGam9iX2lkGAEgASgJEg0KBWF0X21zGAIgASgEEiIKBXN0YXRlGAMgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZUgAEiQKBXBoYXNlGAQgASgLMhMuY3V6ay52MS5QaGFzZUV2ZW50SAASIwoFZXJyb3IYBSABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsQgcKBWV2ZW50IkkKClBoYXNlRXZlbnQSDQoFcGhhc2UYASABKAkSEQoJcGFydGl0aW9uGAIgASgNEgoKAm1zGAMgASgBEg0KBWJ5dGVzGAQgASgEIhIKEEdldFN0YXR1c1JlcXVlc3QirgQKEUdldFN0YXR1c1Jlc3BvbnNlEg8KB2JhY2tlbmQYASABKAkSEQoJdXB0aW1lX21zGAIgASgEEiAKB2RldmljZXMYAyADKAsyDy5jdXprLnYxLkRldmljZRIaCgRrZXlzGAQgAygLMgwuY3V6ay52MS5LZXkSNgoGcXVldWVzGAUgAygLMiYuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5RdWV1ZXNFbnRyeRIPCgdydW5uaW5nGAYgASgNEh8KBmJ1ZGdldBgHIAEoCzIPLmN1emsudjEuQnVkZ2V0EigKC3Bpbm5lZF9wb29sGAggASgLMhMuY3V6ay52MS5QaW5uZWRQb29sEh8KBnRvdGFscxgJIAEoCzIPLmN1emsudjEuVG90YWxzEhAKCGRyYWluaW5nGAogASgIEg8KB3ZlcnNpb24YCyABKAkSOAoHam91cm5hbBgMIAMoCzInLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2UuSm91cm5hbEVudHJ5Eg4KBnBhdXNlZBgNIAEoCBIRCglkYWVtb25faWQYDiABKAkSIwoFZmxlZXQYDyADKAsyFC5jdXprLnYxLkZsZWV0RGFlbW9uGi0KC1F1ZXVlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaLgoMSm91cm5hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEi5wEKC0ZsZWV0RGFlbW9uEgoKAmlkGAEgASgJEg8KB2FkZHJlc3MYAiABKAkSDwoHYmFja2VuZBgDIAEoCRIgCgdkZXZpY2VzGAQgAygLMg8uY3V6ay52MS5EZXZpY2USDAoEa2V5cxgFIAMoCRIfCgZidWRnZXQYBiABKAsyDy5jdXprLnYxLkJ1ZGdldBIPCgdydW5uaW5nGAcgAygJEhUKDXN0YXJ0ZWRfYXRfbXMYCCABKAQSFwoPaGVhcnRiZWF0X2F0X21zGAkgASgEEhgKEGhlYXJ0YmVhdF9hZ2VfbXMYCiABKAQipgEKBkRldmljZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhQKDG1lbW9yeV90b3RhbBgDIAEoBBITCgttZW1vcnlfZnJlZRgEIAEoBBITCgtjdXJyZW50X2pvYhgFIAEoCRIYCgt1dGlsaXNhdGlvbhgGIAEoAUgAiAEBEhgKEHVuaGVhbHRoeV9yZWFzb24YByABKAlCDgoMX3V0aWxpc2F0aW9uIkUKCUJ1ZGdldFVzZRIKCgJpZBgBIAEoCRINCgVsaW1pdBgCIAEoBBIMCgR1c2VkGAMgASgEEg8KB3dhaXRlcnMYBCABKA0ibwoGQnVkZ2V0EiAKBGhvc3QYASABKAsyEi5jdXprLnYxLkJ1ZGdldFVzZRIiCgZwaW5uZWQYAiABKAsyEi5jdXprLnYxLkJ1ZGdldFVzZRIfCgNncHUYAyADKAsyEi5jdXprLnYxLkJ1ZGdldFVzZSLZAQoKUGlubmVkUG9vbBIPCgdlbmFibGVkGAEgASgIEg8KB2J1ZmZlcnMYAiABKA0SDQoFYnl0ZXMYAyABKAQSDgoGaW5fdXNlGAQgASgNEhMKC2FsbG9jYXRpb25zGAUgASgEEiAKGGFsbG9jYXRpb25zX2FmdGVyX3dhcm11cBgGIAEoBBIUCgx0YXJnZXRfYnl0ZXMYByABKAQSDwoHZ3Jvd2luZxgIIAEoCBISCgpncm93X3N0YXRlGAkgASgJEhgKEHBhdGhfYWxsb2NhdGlvbnMYCiABKAQicgoGVG90YWxzEhEKCXN1Ym1pdHRlZBgBIAEoBBIRCgljb21wbGV0ZWQYAiABKAQSDgoGZmFpbGVkGAMgASgEEhEKCWNhbmNlbGxlZBgEIAEoBBIPCgdleHBpcmVkGAUgASgEEg4KBnByb29mcxgGIAEoBCITChFHZXRNZXRyaWNzUmVxdWVzdCIiChJHZXRNZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSIiCg9HZXRUcmFjZVJlcXVlc3QSDwoHc2Vjb25kcxgBIAEoDSImChBHZXRUcmFjZVJlc3BvbnNlEhIKCnRyYWNlX2pzb24YASABKAwiRgoOTG9hZEtleVJlcXVlc3QSDgoEcGF0aBgBIAEoCUgAEg4KBHprZXkYAiABKAxIABIKCgJpZBgDIAEoCUIICgZzb3VyY2UixQEKA0tleRIKCgJpZBgBIAEoCRIMCgRwYXRoGAIgASgJEg0KBWN1cnZlGAMgASgJEg4KBm5fdmFycxgEIAEoDRIQCghuX3B1YmxpYxgFIAEoDRITCgtkb21haW5fc2l6ZRgGIAEoDRINCgVieXRlcxgHIAEoBBIRCglyZXNpZGVuY3kYCCABKAkSDQoFdXNlcnMYCSABKA0SFAoMbG9hZGVkX2F0X21zGAogASgEEhcKD2xhc3RfdXNlZF9hdF9tcxgLIAEoBCIdCg9FdmljdEtleVJlcXVlc3QSCgoCaWQYASABKAkiEgoQRXZpY3RLZXlSZXNwb25zZSIRCg9MaXN0S2V5c1JlcXVlc3QiLgoQTGlzdEtleXNSZXNwb25zZRIaCgRrZXlzGAEgAygLMgwuY3V6ay52MS5LZXkqdQoIUHJpb3JpdHkSGAoUUFJJT1JJVFlfVU5TUEVDSUZJRUQQABIVChFQUklPUklUWV9DUklUSUNBTBABEhEKDVBSSU9SSVRZX0hJR0gQAhITCg9QUklPUklUWV9OT1JNQUwQAxIQCgxQUklPUklUWV9MT1cQBCqxAQoISm9iU3RhdGUSGQoVSk9CX1NUQVRFX1VOU1BFQ0lGSUVEEAASFAoQSk9CX1NUQVRFX1FVRVVFRBABEhUKEUpPQl9TVEFURV9SVU5OSU5HEAISFwoTSk9CX1NUQVRFX0NPTVBMRVRFRBADEhQKEEpPQl9TVEFURV9GQUlMRUQQBBIXChNKT0JfU1RBVEVfQ0FOQ0VMTEVEEAUSFQoRSk9CX1NUQVRFX0VYUElSRUQQBjKJBwoOUHJvdmluZ1NlcnZpY2USPQoLU3VibWl0UHJvb2YSGy5jdXprLnYxLlN1Ym1pdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSOwoKQXdhaXRQcm9vZhIaLmN1emsudjEuQXdhaXRQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EjEKBVByb3ZlEhUuY3V6ay52MS5Qcm92ZVJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5Ej0KC0NhbmNlbFByb29mEhsuY3V6ay52MS5DYW5jZWxQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EkIKCUdldFN0YXR1cxIZLmN1emsudjEuR2V0U3RhdHVzUmVxdWVzdBoaLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2USRQoKR2V0TWV0cmljcxIaLmN1emsudjEuR2V0TWV0cmljc1JlcXVlc3QaGy5jdXprLnYxLkdldE1ldHJpY3NSZXNwb25zZRI/CghHZXRUcmFjZRIYLmN1emsudjEuR2V0VHJhY2VSZXF1ZXN0GhkuY3V6ay52MS5HZXRUcmFjZVJlc3BvbnNlEjAKB0xvYWRLZXkSFy5jdXprLnYxLkxvYWRLZXlSZXF1ZXN0GgwuY3V6ay52MS5LZXkSPwoIRXZpY3RLZXkSGC5jdXprLnYxLkV2aWN0S2V5UmVxdWVzdBoZLmN1emsudjEuRXZpY3RLZXlSZXNwb25zZRI/CghMaXN0S2V5cxIYLmN1emsudjEuTGlzdEtleXNSZXF1ZXN0GhkuY3V6ay52MS5MaXN0S2V5c1Jlc3BvbnNlEjkKCFdhdGNoSm9iEhguY3V6ay52MS5XYXRjaEpvYlJlcXVlc3QaES5jdXprLnYxLkpvYkV2ZW50MAESQAoNVXBsb2FkV2l0bmVzcxIVLmN1emsudjEuV2l0bmVzc0NodW5rGhYuY3V6ay52MS5XaXRuZXNzVXBsb2FkKAESRAoKUGF1c2VRdWV1ZRIaLmN1emsudjEuUGF1c2VRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkYKC1Jlc3VtZVF1ZXVlEhsuY3V6ay52MS5SZXN1bWVRdWV1ZVJlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IvgBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCRIRCglnZW5lcmF0b3IYCiABKAkiNwoMV2l0bmVzc0NodW5rEgsKA2tleRgBIAEoCRIMCgRzaXplGAIgASgEEgwKBGRhdGEYAyABKAwiQQoNV2l0bmVzc1VwbG9hZBISCgp3aXRuZXNzX2lkGAEgASgJEgwKBHNpemUYAiABKAQSDgoGc2hhMjU2GAMgASgJIksKEUF3YWl0UHJvb2ZSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCRIXCgp0aW1lb3V0X21zGAIgASgNSACIAQFCDQoLX3RpbWVvdXRfbXMiYAoMUHJvdmVSZXF1ZXN0EigKA2pvYhgBIAEoCzIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0EhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyIkChJDYW5jZWxQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIjsKCEpvYlJlcGx5EhkKA2pvYhgBIAEoCzIMLmN1emsudjEuSm9iEhQKDGRlZHVwbGljYXRlZBgCIAEoCCLDAwoDSm9iEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDa2V5GAMgASgJEiMKCHByaW9yaXR5GAQgASgOMhEuY3V6ay52MS5Qcmlvcml0eRIgCgVzdGF0ZRgFIAEoDjIRLmN1emsudjEuSm9iU3RhdGUSEgoKcGFydGl0aW9ucxgGIAEoDRIXCg9zdWJtaXR0ZWRfYXRfbXMYByABKAQSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgJIAEoBBIbCg5xdWV1ZV9wb3NpdGlvbhgKIAEoDUgAiAEBEiMKBWVycm9yGAsgASgLMhQuY3V6ay52MS5FcnJvckRldGFpbBIkCgZwcm9vZnMYDCADKAsyFC5jdXprLnYxLlByb29mT3V0cHV0Ei8KCnRpbWluZ3NfbXMYDSADKAsyGy5jdXprLnYxLkpvYi5UaW1pbmdzTXNFbnRyeRIOCgZkZXZpY2UYDiABKAkaMAoOVGltaW5nc01zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4AUIRCg9fcXVldWVfcG9zaXRpb24iTQoLUHJvb2ZPdXRwdXQSJgoFcHJvb2YYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDnB1YmxpY19zaWduYWxzGAIgAygJImYKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIOCgZqb2JfaWQYAyABKAkSKAoHZGV0YWlscxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiIQoPV2F0Y2hKb2JSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCSKhAQoISm9iRXZlbnQSDgoGam9iX2lkGAEgASgJEg0KBWF0X21zGAIgASgEEiIKBXN0YXRlGAMgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZUgAEiQKBXBoYXNlGAQgASgLMhMuY3V6ay52MS5QaGFzZUV2ZW50SAASIwoFZXJyb3IYBSABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsQgcKBWV2ZW50IkkKClBoYXNlRXZlbnQSDQoFcGhhc2UYASABKAkSEQoJcGFydGl0aW9uGAIgASgNEgoKAm1zGAMgASgBEg0KBWJ5dGVzGAQgASgEIhIKEEdldFN0YXR1c1JlcXVlc3Qi1gQKEUdldFN0YXR1c1Jlc3BvbnNlEg8KB2JhY2tlbmQYASABKAkSEQoJdXB0aW1lX21zGAIgASgEEiAKB2RldmljZXMYAyADKAsyDy5jdXprLnYxLkRldmljZRIaCgRrZXlzGAQgAygLMgwuY3V6ay52MS5LZXkSNgoGcXVldWVzGAUgAygLMiYuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5RdWV1ZXNFbnRyeRIPCgdydW5uaW5nGAYgASgNEh8KBmJ1ZGdldBgHIAEoCzIPLmN1emsudjEuQnVkZ2V0EigKC3Bpbm5lZF9wb29sGAggASgLMhMuY3V6ay52MS5QaW5uZWRQb29sEh8KBnRvdGFscxgJIAEoCzIPLmN1emsudjEuVG90YWxzEhAKCGRyYWluaW5nGAogASgIEg8KB3ZlcnNpb24YCyABKAkSOAoHam91cm5hbBgMIAMoCzInLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2UuSm91cm5hbEVudHJ5Eg4KBnBhdXNlZBgNIAEoCBIRCglkYWVtb25faWQYDiABKAkSIwoFZmxlZXQYDyADKAsyFC5jdXprLnYxLkZsZWV0RGFlbW9uEiYKB3dpdG5lc3MYECABKAsyFS5jdXprLnYxLldpdG5lc3NTdGFnZRotCgtRdWV1ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi4KDEpvdXJuYWxFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBIpQBCgxXaXRuZXNzU3RhZ2USDQoFc2xvdHMYASABKA0SFAoMd2FzbV93b3JrZXJzGAIgASgNEg4KBnF1ZXVlZBgDIAEoDRIMCgRidXN5GAQgASgNEgwKBGRvbmUYBSABKAQSDgoGZmFpbGVkGAYgASgEEhAKCHRvdGFsX21zGAcgASgBEhEKCXByb2Nlc3NlcxgIIAEoDSLnAQoLRmxlZXREYWVtb24SCgoCaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIPCgdiYWNrZW5kGAMgASgJEiAKB2RldmljZXMYBCADKAsyDy5jdXprLnYxLkRldmljZRIMCgRrZXlzGAUgAygJEh8KBmJ1ZGdldBgGIAEoCzIPLmN1emsudjEuQnVkZ2V0Eg8KB3J1bm5pbmcYByADKAkSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIXCg9oZWFydGJlYXRfYXRfbXMYCSABKAQSGAoQaGVhcnRiZWF0X2FnZV9tcxgKIAEoBCKmAQoGRGV2aWNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMbWVtb3J5X3RvdGFsGAMgASgEEhMKC21lbW9yeV9mcmVlGAQgASgEEhMKC2N1cnJlbnRfam9iGAUgASgJEhgKC3V0aWxpc2F0aW9uGAYgASgBSACIAQESGAoQdW5oZWFsdGh5X3JlYXNvbhgHIAEoCUIOCgxfdXRpbGlzYXRpb24iRQoJQnVkZ2V0VXNlEgoKAmlkGAEgASgJEg0KBWxpbWl0GAIgASgEEgwKBHVzZWQYAyABKAQSDwoHd2FpdGVycxgEIAEoDSJvCgZCdWRnZXQSIAoEaG9zdBgBIAEoCzISLmN1emsudjEuQnVkZ2V0VXNlEiIKBnBpbm5lZBgCIAEoCzISLmN1emsudjEuQnVkZ2V0VXNlEh8KA2dwdRgDIAMoCzISLmN1emsudjEuQnVkZ2V0VXNlItkBCgpQaW5uZWRQb29sEg8KB2VuYWJsZWQYASABKAgSDwoHYnVmZmVycxgCIAEoDRINCgVieXRlcxgDIAEoBBIOCgZpbl91c2UYBCABKA0SEwoLYWxsb2NhdGlvbnMYBSABKAQSIAoYYWxsb2NhdGlvbnNfYWZ0ZXJfd2FybXVwGAYgASgEEhQKDHRhcmdldF9ieXRlcxgHIAEoBBIPCgdncm93aW5nGAggASgIEhIKCmdyb3dfc3RhdGUYCSABKAkSGAoQcGF0aF9hbGxvY2F0aW9ucxgKIAEoBCJyCgZUb3RhbHMSEQoJc3VibWl0dGVkGAEgASgEEhEKCWNvbXBsZXRlZBgCIAEoBBIOCgZmYWlsZWQYAyABKAQSEQoJY2FuY2VsbGVkGAQgASgEEg8KB2V4cGlyZWQYBSABKAQSDgoGcHJvb2ZzGAYgASgEIhMKEUdldE1ldHJpY3NSZXF1ZXN0IiIKEkdldE1ldHJpY3NSZXNwb25zZRIMCgR0ZXh0GAEgASgJIiIKD0dldFRyYWNlUmVxdWVzdBIPCgdzZWNvbmRzGAEgASgNIiYKEEdldFRyYWNlUmVzcG9uc2USEgoKdHJhY2VfanNvbhgBIAEoDCJGCg5Mb2FkS2V5UmVxdWVzdBIOCgRwYXRoGAEgASgJSAASDgoEemtleRgCIAEoDEgAEgoKAmlkGAMgASgJQggKBnNvdXJjZSLFAQoDS2V5EgoKAmlkGAEgASgJEgwKBHBhdGgYAiABKAkSDQoFY3VydmUYAyABKAkSDgoGbl92YXJzGAQgASgNEhAKCG5fcHVibGljGAUgASgNEhMKC2RvbWFpbl9zaXplGAYgASgNEg0KBWJ5dGVzGAcgASgEEhEKCXJlc2lkZW5jeRgIIAEoCRINCgV1c2VycxgJIAEoDRIUCgxsb2FkZWRfYXRfbXMYCiABKAQSFwoPbGFzdF91c2VkX2F0X21zGAsgASgEIh0KD0V2aWN0S2V5UmVxdWVzdBIKCgJpZBgBIAEoCSISChBFdmljdEtleVJlc3BvbnNlIhEKD0xpc3RLZXlzUmVxdWVzdCIuChBMaXN0S2V5c1Jlc3BvbnNlEhoKBGtleXMYASADKAsyDC5jdXprLnYxLktleSp1CghQcmlvcml0eRIYChRQUklPUklUWV9VTlNQRUNJRklFRBAAEhUKEVBSSU9SSVRZX0NSSVRJQ0FMEAESEQoNUFJJT1JJVFlfSElHSBACEhMKD1BSSU9SSVRZX05PUk1BTBADEhAKDFBSSU9SSVRZX0xPVxAEKrEBCghKb2JTdGF0ZRIZChVKT0JfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBKT0JfU1RBVEVfUVVFVUVEEAESFQoRSk9CX1NUQVRFX1JVTk5JTkcQAhIXChNKT0JfU1RBVEVfQ09NUExFVEVEEAMSFAoQSk9CX1NUQVRFX0ZBSUxFRBAEEhcKE0pPQl9TVEFURV9DQU5DRUxMRUQQBRIVChFKT0JfU1RBVEVfRVhQSVJFRBAGMokHCg5Qcm92aW5nU2VydmljZRI9CgtTdWJtaXRQcm9vZhIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI7CgpBd2FpdFByb29mEhouY3V6ay52MS5Bd2FpdFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSMQoFUHJvdmUSFS5jdXprLnYxLlByb3ZlUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSPQoLQ2FuY2VsUHJvb2YSGy5jdXprLnYxLkNhbmNlbFByb29mUmVxdWVzdBoRLmN1emsudjEuSm9iUmVwbHkSQgoJR2V0U3RhdHVzEhkuY3V6ay52MS5HZXRTdGF0dXNSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJFCgpHZXRNZXRyaWNzEhouY3V6ay52MS5HZXRNZXRyaWNzUmVxdWVzdBobLmN1emsudjEuR2V0TWV0cmljc1Jlc3BvbnNlEj8KCEdldFRyYWNlEhguY3V6ay52MS5HZXRUcmFjZVJlcXVlc3QaGS5jdXprLnYxLkdldFRyYWNlUmVzcG9uc2USMAoHTG9hZEtleRIXLmN1emsudjEuTG9hZEtleVJlcXVlc3QaDC5jdXprLnYxLktleRI/CghFdmljdEtleRIYLmN1emsudjEuRXZpY3RLZXlSZXF1ZXN0GhkuY3V6ay52MS5FdmljdEtleVJlc3BvbnNlEj8KCExpc3RLZXlzEhguY3V6ay52MS5MaXN0S2V5c1JlcXVlc3QaGS5jdXprLnYxLkxpc3RLZXlzUmVzcG9uc2USOQoIV2F0Y2hKb2ISGC5jdXprLnYxLldhdGNoSm9iUmVxdWVzdBoRLmN1emsudjEuSm9iRXZlbnQwARJACg1VcGxvYWRXaXRuZXNzEhUuY3V6ay52MS5XaXRuZXNzQ2h1bmsaFi5jdXprLnYxLldpdG5lc3NVcGxvYWQoARJECgpQYXVzZVF1ZXVlEhouY3V6ay52MS5QYXVzZVF1ZXVlUmVxdWVzdBoaLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2USRgoLUmVzdW1lUXVldWUSGy5jdXprLnYxLlJlc3VtZVF1ZXVlUmVxdWVzdBoaLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * @generated from message cuzk.v1.PauseQueueRequest
@@ -622,6 +622,13 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
    * @generated from field: repeated cuzk.v1.FleetDaemon fleet = 15;
    */
   fleet: FleetDaemon[];
+
+  /**
+   * Witness generation for jobs with inputs, a stage of its own.
+   *
+   * @generated from field: cuzk.v1.WitnessStage witness = 16;
+   */
+  witness?: WitnessStage | undefined;
 };
 
 /**
@@ -630,6 +637,64 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
   messageDesc(file_cuzk_v1_cuzk, 16);
+
+/**
+ * The witness stage: `slots` witnesses at once (of which at most `wasm_workers` wasm), those
+ * waiting for a slot and those being computed; witnesses done and failed since start, and the
+ * total wall time of those done (mean per witness = total_ms / done).
+ *
+ * @generated from message cuzk.v1.WitnessStage
+ */
+export type WitnessStage = Message<"cuzk.v1.WitnessStage"> & {
+  /**
+   * @generated from field: uint32 slots = 1;
+   */
+  slots: number;
+
+  /**
+   * @generated from field: uint32 wasm_workers = 2;
+   */
+  wasmWorkers: number;
+
+  /**
+   * @generated from field: uint32 queued = 3;
+   */
+  queued: number;
+
+  /**
+   * @generated from field: uint32 busy = 4;
+   */
+  busy: number;
+
+  /**
+   * @generated from field: uint64 done = 5;
+   */
+  done: bigint;
+
+  /**
+   * @generated from field: uint64 failed = 6;
+   */
+  failed: bigint;
+
+  /**
+   * @generated from field: double total_ms = 7;
+   */
+  totalMs: number;
+
+  /**
+   * Native generator processes running (each forks one child per witness).
+   *
+   * @generated from field: uint32 processes = 8;
+   */
+  processes: number;
+};
+
+/**
+ * Describes the message cuzk.v1.WitnessStage.
+ * Use `create(WitnessStageSchema)` to create a new message.
+ */
+export const WitnessStageSchema: GenMessage<WitnessStage> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 17);
 
 /**
  * @generated from message cuzk.v1.FleetDaemon
@@ -697,7 +762,7 @@ export type FleetDaemon = Message<"cuzk.v1.FleetDaemon"> & {
  * Use `create(FleetDaemonSchema)` to create a new message.
  */
 export const FleetDaemonSchema: GenMessage<FleetDaemon> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 17);
+  messageDesc(file_cuzk_v1_cuzk, 18);
 
 /**
  * @generated from message cuzk.v1.Device
@@ -749,7 +814,7 @@ export type Device = Message<"cuzk.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 18);
+  messageDesc(file_cuzk_v1_cuzk, 19);
 
 /**
  * @generated from message cuzk.v1.BudgetUse
@@ -781,7 +846,7 @@ export type BudgetUse = Message<"cuzk.v1.BudgetUse"> & {
  * Use `create(BudgetUseSchema)` to create a new message.
  */
 export const BudgetUseSchema: GenMessage<BudgetUse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 19);
+  messageDesc(file_cuzk_v1_cuzk, 20);
 
 /**
  * @generated from message cuzk.v1.Budget
@@ -808,7 +873,7 @@ export type Budget = Message<"cuzk.v1.Budget"> & {
  * Use `create(BudgetSchema)` to create a new message.
  */
 export const BudgetSchema: GenMessage<Budget> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 20);
+  messageDesc(file_cuzk_v1_cuzk, 21);
 
 /**
  * @generated from message cuzk.v1.PinnedPool
@@ -878,7 +943,7 @@ export type PinnedPool = Message<"cuzk.v1.PinnedPool"> & {
  * Use `create(PinnedPoolSchema)` to create a new message.
  */
 export const PinnedPoolSchema: GenMessage<PinnedPool> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 21);
+  messageDesc(file_cuzk_v1_cuzk, 22);
 
 /**
  * @generated from message cuzk.v1.Totals
@@ -920,7 +985,7 @@ export type Totals = Message<"cuzk.v1.Totals"> & {
  * Use `create(TotalsSchema)` to create a new message.
  */
 export const TotalsSchema: GenMessage<Totals> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 22);
+  messageDesc(file_cuzk_v1_cuzk, 23);
 
 /**
  * @generated from message cuzk.v1.GetMetricsRequest
@@ -933,7 +998,7 @@ export type GetMetricsRequest = Message<"cuzk.v1.GetMetricsRequest"> & {
  * Use `create(GetMetricsRequestSchema)` to create a new message.
  */
 export const GetMetricsRequestSchema: GenMessage<GetMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 23);
+  messageDesc(file_cuzk_v1_cuzk, 24);
 
 /**
  * @generated from message cuzk.v1.GetMetricsResponse
@@ -950,7 +1015,7 @@ export type GetMetricsResponse = Message<"cuzk.v1.GetMetricsResponse"> & {
  * Use `create(GetMetricsResponseSchema)` to create a new message.
  */
 export const GetMetricsResponseSchema: GenMessage<GetMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 24);
+  messageDesc(file_cuzk_v1_cuzk, 25);
 
 /**
  * @generated from message cuzk.v1.GetTraceRequest
@@ -967,7 +1032,7 @@ export type GetTraceRequest = Message<"cuzk.v1.GetTraceRequest"> & {
  * Use `create(GetTraceRequestSchema)` to create a new message.
  */
 export const GetTraceRequestSchema: GenMessage<GetTraceRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 25);
+  messageDesc(file_cuzk_v1_cuzk, 26);
 
 /**
  * @generated from message cuzk.v1.GetTraceResponse
@@ -986,7 +1051,7 @@ export type GetTraceResponse = Message<"cuzk.v1.GetTraceResponse"> & {
  * Use `create(GetTraceResponseSchema)` to create a new message.
  */
 export const GetTraceResponseSchema: GenMessage<GetTraceResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 26);
+  messageDesc(file_cuzk_v1_cuzk, 27);
 
 /**
  * @generated from message cuzk.v1.LoadKeyRequest
@@ -1026,7 +1091,7 @@ export type LoadKeyRequest = Message<"cuzk.v1.LoadKeyRequest"> & {
  * Use `create(LoadKeyRequestSchema)` to create a new message.
  */
 export const LoadKeyRequestSchema: GenMessage<LoadKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 27);
+  messageDesc(file_cuzk_v1_cuzk, 28);
 
 /**
  * @generated from message cuzk.v1.Key
@@ -1095,7 +1160,7 @@ export type Key = Message<"cuzk.v1.Key"> & {
  * Use `create(KeySchema)` to create a new message.
  */
 export const KeySchema: GenMessage<Key> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 28);
+  messageDesc(file_cuzk_v1_cuzk, 29);
 
 /**
  * @generated from message cuzk.v1.EvictKeyRequest
@@ -1112,7 +1177,7 @@ export type EvictKeyRequest = Message<"cuzk.v1.EvictKeyRequest"> & {
  * Use `create(EvictKeyRequestSchema)` to create a new message.
  */
 export const EvictKeyRequestSchema: GenMessage<EvictKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 29);
+  messageDesc(file_cuzk_v1_cuzk, 30);
 
 /**
  * @generated from message cuzk.v1.EvictKeyResponse
@@ -1125,7 +1190,7 @@ export type EvictKeyResponse = Message<"cuzk.v1.EvictKeyResponse"> & {
  * Use `create(EvictKeyResponseSchema)` to create a new message.
  */
 export const EvictKeyResponseSchema: GenMessage<EvictKeyResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 30);
+  messageDesc(file_cuzk_v1_cuzk, 31);
 
 /**
  * @generated from message cuzk.v1.ListKeysRequest
@@ -1138,7 +1203,7 @@ export type ListKeysRequest = Message<"cuzk.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 31);
+  messageDesc(file_cuzk_v1_cuzk, 32);
 
 /**
  * @generated from message cuzk.v1.ListKeysResponse
@@ -1155,7 +1220,7 @@ export type ListKeysResponse = Message<"cuzk.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 32);
+  messageDesc(file_cuzk_v1_cuzk, 33);
 
 /**
  * @generated from enum cuzk.v1.Priority
