@@ -48,7 +48,7 @@ export async function startServeDaemon(cfg: ServeConfig, opts: ComposeOptions): 
     const spool = new WitnessSpool(spoolDir, cfg.uploadTtlS * 1000, log);
     const intake = new WitnessIntake(engine, spool, cfg);
     // on PostgreSQL the daemon claims from a queue other daemons may share
-    const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log, cfg.storeNotify);
+    const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log, pgStore.fleetSecret, cfg.storeNotify);
     const runner = fleet ? new FleetRunner(engine, fleet, store, intake, cfg, log) : new LocalRunner(engine, store, spool, cfg, log);
     const jobs = new JobService(runner, store, intake, cfg);
     const daemon = new Daemon({ cfg, engine, store, log, version: opts.version, packageRoot: opts.packageRoot, intake, jobs, fleetRunner: runner instanceof FleetRunner ? runner : undefined });

@@ -4,7 +4,7 @@
 // same handler: Connect-RPC's node adapter for the ProvingService (the token checked on the headers,
 // before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz and the dashboard
 // (dashboard/handler.ts: GET / and /dashboard/*) beside it, and for the other daemons of a fleet
-// GET /v1/fleet/witnesses/... (witness-serve.ts, behind the same token).
+// GET /v1/fleet/witnesses/... (witness-serve.ts, behind the same token and the fleet's secret).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -14,7 +14,7 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import { errorMessage, InputError } from '../../errors.js';
 import { ProvingService } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { answerEarly } from './answer-early.js';
-import { tokenMatches, unauthorized } from './auth.js';
+import { fleetSecretMatches, notFleet, tokenMatches, unauthorized } from './auth.js';
 import { DashboardHandler } from './dashboard/handler.js';
 import { buildSnapshot } from './dashboard/snapshot.js';
 import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
@@ -23,7 +23,7 @@ import { provingService } from './routes.js';
 import { recodeProtocolErrors, sendError, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
-import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
+import { FLEET_SECRET_HEADER, FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { serveSpooledWitness } from './witness-serve.js';
 import { isJsonRequest, jsonTooLarge, requestLimits, superviseBody, UploadSlots } from './request-limits.js';
 import { UPLOAD_WITNESS_PATH } from './upload-grpc.js';
@@ -136,6 +136,8 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     const upload = req.method === 'POST' && (req.url ?? '').split('?')[0] === WITNESS_UPLOAD_PATH;
     const fleetWitness = req.url?.startsWith(FLEET_WITNESS_PREFIX) === true;
     if (c.cfg.token && (upload || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
+    // a witness is a job's private input: the clients' token alone does not fetch it
+    if (fleetWitness && !fleetSecretMatches(req.headers[FLEET_SECRET_HEADER], c.jobs.fleet?.secret)) return answerEarly(req, res, toConnectError(notFleet()));
     if (fleetWitness) return void serveSpooledWitness(c, req, res);
     if (upload || (req.url ?? '').split('?')[0] === UPLOAD_WITNESS_PATH) {
       // each upload in flight holds a spool file: a connection has at most limits.max_uploads_per_connection
