@@ -142,7 +142,7 @@ export class Engine implements ProvingEngine {
     }
     if (checked.id !== undefined && this.#jobs.has(checked.id)) throw new InputError('E_INVALID_ARG', `job id ${checked.id} already exists`);
     const entry = this.#p.keys.current(parts.entry);
-    const job = new Job(checked.id ?? randomUUID(), checked.key === entry.id ? checked : { ...checked, key: entry.id }, partitions, { ...parts, entry });
+    const job = new Job(checked.id ?? randomUUID(), this.#p.keys.names(entry, checked.key) ? checked : { ...checked, key: entry.id }, partitions, { ...parts, entry });
     this.#scheduler.push(job, checked.requestId, digest);
     this.#p.keys.acquire(entry);
     this.#jobs.set(job.id, job);
@@ -215,7 +215,7 @@ export class Engine implements ProvingEngine {
     } finally {
       this.#p.keys.releaseUse(e);
     }
-    return this.#p.keys.info(e)!;
+    return this.#p.keys.info(e, opts.id ?? nodePath.resolve(path))!;
   }
 
   growPool(): Promise<void> {
