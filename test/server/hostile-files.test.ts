@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
@@ -188,5 +189,37 @@ describe('cuzk serve: witness files swapped after submit', () => {
     assert.deepEqual(failed, []);
     const keysDir = path.join(d.dataDir, 'keys');
     assert.deepEqual(readdirSync(keysDir).filter((f) => !f.endsWith('.zkey')), [], 'temporary files left');
+  });
+
+  it('POST /v1/keys streams a large key to disk (never held whole); one over limits.max_key_bytes is refused unread', LIMIT, async () => {
+    const pid = d.proc.pid!;
+    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+    const zkey = readFileSync(key);
+    const MiB = 1024 * 1024;
+    const before = rss();
+    const bodies = [0, 1, 2].map((i) => Buffer.concat([zkey, Buffer.from(`post ${i} ${process.pid}`), Buffer.alloc(64 * MiB)]));
+    const answers = await Promise.all(bodies.map((b, i) => fetch(`${d.url}/v1/keys?id=posted-${i}`, { method: 'POST', body: b, headers: { 'content-type': 'application/octet-stream' } })));
+    const grown = rss() - before;
+    for (const [i, r] of answers.entries()) {
+      assert.equal(r.status, 200, await r.clone().text());
+      const info = (await r.json()) as { id: string; path: string };
+      assert.equal(info.id, `posted-${i}`);
+      assert.match(path.basename(info.path), /^[0-9a-f]{64}\.zkey$/);
+    }
+    assert.ok(grown < 3 * 64 * MiB, `the daemon grew ${Math.round(grown / MiB)} MiB for 192 MiB of keys sent`);
+    const job = await client.prove({ key: 'posted-1', witnesses: [readFileSync(wtnsPath)] });
+    assert.equal(job.state, 'completed');
+    // headers announcing 300 MiB and no body: the refusal comes without a byte of it read
+    const [host, port] = [d.address.slice(0, d.address.lastIndexOf(':')), Number(d.address.slice(d.address.lastIndexOf(':') + 1))];
+    const answer = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(port, host, () => sock.write(`POST /v1/keys HTTP/1.1\r\nHost: cuzk\r\nContent-Length: ${300 * MiB}\r\n\r\n`));
+      let got = '';
+      sock.on('data', (b) => { got += b; if (got.includes('\r\n\r\n') && got.includes('max_key_bytes')) (sock.destroy(), resolve(got)); });
+      sock.on('error', reject);
+      setTimeout(() => (sock.destroy(), resolve(got)), 10_000);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    assert.match(answer, /more than limits.max_key_bytes/);
+    assert.deepEqual(readdirSync(path.join(d.dataDir, 'keys')).filter((f) => !f.endsWith('.zkey')), [], 'temporary files left');
   });
 });

@@ -22,7 +22,7 @@ import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
 import { recodeProtocolErrors, sendError, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
-import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
+import { KEY_UPLOAD_PATH, keyUpload, WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
 import { FLEET_SECRET_HEADER, FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { serveSpooledWitness } from './witness-serve.js';
 import { isJsonRequest, jsonTooLarge, requestLimits, superviseBody, UploadSlots } from './request-limits.js';
@@ -134,13 +134,14 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
     superviseBody(req, limits.bodyTimeoutMs);
     // the one token check for RPCs, on the headers: a refused upload is never read
     const upload = req.method === 'POST' && (req.url ?? '').split('?')[0] === WITNESS_UPLOAD_PATH;
+    const keyPost = req.method === 'POST' && (req.url ?? '').split('?')[0] === KEY_UPLOAD_PATH;
     const fleetWitness = req.url?.startsWith(FLEET_WITNESS_PREFIX) === true;
-    if (c.cfg.token && (upload || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
+    if (c.cfg.token && (upload || keyPost || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
     // a witness is a job's private input: the clients' token alone does not fetch it
     if (fleetWitness && !fleetSecretMatches(req.headers[FLEET_SECRET_HEADER], c.jobs.fleet?.secret)) return answerEarly(req, res, toConnectError(notFleet()));
     if (fleetWitness) return void serveSpooledWitness(c, req, res);
-    if (upload || (req.url ?? '').split('?')[0] === UPLOAD_WITNESS_PATH) {
-      // each upload in flight holds a spool file: a connection has at most limits.max_uploads_per_connection
+    if (upload || keyPost || (req.url ?? '').split('?')[0] === UPLOAD_WITNESS_PATH) {
+      // each upload in flight holds a spool (or key) file: a connection has at most limits.max_uploads_per_connection
       let release: (done: Promise<unknown>) => void;
       try {
         release = slots.take(req);
@@ -148,6 +149,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
         return answerEarly(req, res, toConnectError(err));
       }
       if (upload) return release(witnessUpload(c, req, res));
+      if (keyPost) return release(keyUpload(c, req, res));
       if (isGrpcUpload(req)) return release(grpcWitnessUpload(c, req, res));
       release(new Promise((resolve) => res.once('close', resolve)));
     }

@@ -1,22 +1,20 @@
 // The ProvingService handlers: proto in, engine/JobService calls, proto out. Every error leaves as
 // a ConnectError built by status-map.ts, so the gRPC status, the HTTP status and the E_ code agree.
-import { createHash, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { InputError, ResourceError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { KeyInfo, ProvingEngine } from '../../engine/api.js';
 import { checkKeyId } from '../../engine/key-ref.js';
 import type { Logger } from '../../log.js';
 import {
   EvictKeyResponseSchema, GetMetricsResponseSchema, GetTraceResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type GetStatusResponse, type SubmitProofRequest,
 } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
-import { uploadedKeysDir, type ServeConfig } from '../startup/config.js';
+import type { ServeConfig } from '../startup/config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
 import type { DashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from '../intake/file-access.js';
+import { loadUploadedKey } from './key-upload.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../journal/job-store.js';
 import { toConnectError } from './status-map.js';
@@ -61,40 +59,7 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
     return info;
   }
   if (source.case !== 'zkey') throw new InputError('E_INVALID_ARG', 'LoadKey needs path or zkey (the .zkey bytes)');
-  const bytes = source.value;
-  if (bytes.length > c.cfg.maxKeyBytes) {
-    throw new InputError('E_LIMIT', `uploaded key is ${bytes.length} bytes, more than limits.max_key_bytes ${c.cfg.maxKeyBytes} (--max-key-bytes; a key on the daemon's disk loads by path, at any size)`);
-  }
-  const hex = createHash('sha256').update(bytes).digest('hex');
-  const dir = uploadedKeysDir(c.cfg);
-  const file = path.join(dir, `${hex}.zkey`);
-  const fresh = !existsSync(file);
-  if (fresh) await storeKey(dir, file, bytes);
-  try {
-    const info = await c.engine.loadKey(file, { id: id || `sha256:${hex}` });
-    await c.store.putKey(info.id, file);
-    return info;
-  } catch (err) {
-    // the same bytes loaded at once under another id keep their file (an evicted key is read again from it)
-    if (fresh && !c.engine.listKeys().some((k) => k.path === file)) await rm(file, { force: true });
-    throw err;
-  }
-}
-
-/** Writes an uploaded key to `file` whole or not at all: into a temporary file of this upload's own,
- * renamed over `file`. Uploads of the same bytes at once each rename a whole copy (the same
- * content), where writing `file` itself let one truncate what another was reading. */
-async function storeKey(dir: string, file: string, bytes: Uint8Array): Promise<void> {
-  const tmp = `${file}.${process.pid}.${randomUUID()}.partial`;
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFile(tmp, bytes, { mode: 0o600, flag: 'wx' });
-    await rename(tmp, file);
-  } catch (cause) {
-    await rm(tmp, { force: true });
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { cause });
-  }
+  return loadUploadedKey(c, [source.value], source.value.length, id);
 }
 
 /** GetStatus's answer: the engine's status with the daemon's version and journal counts (the
