@@ -55,6 +55,7 @@ Options: --jobs N            measured jobs (default 20)
          --token T           the daemon's bearer token (default $CUZK_TOKEN)
          --upload-key        --remote: send the .zkey bytes instead of its path
          --partitions P      partitions per job, each the same witness (the PoRep shape; in process only)
+         --witness-slots N   witnesses computed at once (default: the engine's rule, cores - 1 with a GPU, cores / 2 without)
          --inputs F          circuit inputs (input.json) for every job; needs --generator
          --generator GEN     the circuit's witness generator (.wasm or native)
          --json              the result as JSON on stdout`;
@@ -158,6 +159,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const concurrency = intFlag(flags, 'concurrency', undefined, 1, 1024);
   const threads = intFlag(flags, 'threads', 0, 0, 4096)!;
   const partitions = intFlag(flags, 'partitions', 1, 1, 1024)!;
+  const witnessSlots = intFlag(flags, 'witness-slots', undefined, 1, 4096);
   if (partitions > 1 && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--partitions runs in process only (not with --remote)');
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
@@ -182,7 +184,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const r = await benchEngine({
     zkey, witness, inputs, partitions, jobs, warmup, concurrency, tracePath,
     comparePinnedOff: compare !== undefined,
-    config: { backend, threads },
+    config: { backend, threads, ...(witnessSlots ? { witness: { slots: witnessSlots } } : {}) },
     onProgress: progress(ctx),
   });
   if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
