@@ -19,6 +19,15 @@ export const VALUE_FLAGS: ReadonlySet<string> = new Set([
   'threads', ...REMOTE_VALUES, ...BENCH_VALUES, ...DEV_VALUES, ...REPORT_VALUES, ...TRACE_VALUES, ...SERVE_VALUE_FLAGS,
 ]);
 
+/** `cuzk serve`'s boolean options: bare they mean true, and a following `true` or `false` is their
+ * value (`--verify false` left verify on, `false` a stray argument, before this). */
+export const BOOL_FLAGS: ReadonlySet<string> = new Set(OPTIONS.filter((o) => o.type === 'bool').map((o) => o.flag));
+
+/** Refuses arguments a command that takes only options was given (they were ignored before). */
+export function noPositionals(command: string, args: readonly string[]): void {
+  if (args.length > 0) throw new InputError('E_INVALID_ARG', `\`cuzk ${command}\` takes options only, got the argument "${args[0]!.slice(0, 100)}" (a boolean option takes true or false: --verify false)`);
+}
+
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
   prove: [],
   'prove --remote': REMOTE,

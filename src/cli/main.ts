@@ -6,7 +6,7 @@ import { InputError } from '../errors.js';
 import { setLogLevel } from '../log.js';
 import { exitCodeFor, PROCESS_IO, reportError, type CliContext, type CliIo } from './output.js';
 import { findProjectRoot } from './root.js';
-import { checkFlags, VALUE_FLAGS } from './flags.js';
+import { BOOL_FLAGS, checkFlags, noPositionals, VALUE_FLAGS } from './flags.js';
 
 const HELP = `cuzk: a fast Groth16 prover for snarkjs keys (BN254, BLS12-381)
 
@@ -61,7 +61,8 @@ export function parseArgv(argv: string[]): ParsedArgs {
         const v = argv[++i];
         if (v === undefined) throw new InputError('E_INVALID_ARG', `--${name} needs a value`);
         flags.set(name, v);
-      } else flags.set(name, true);
+      } else if (BOOL_FLAGS.has(name) && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) flags.set(name, argv[++i]!);
+      else flags.set(name, true);
     } else if (a === '-h') flags.set('help', true);
     else positionals.push(a);
   }
@@ -79,11 +80,13 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
     case 'serve': {
       const m = await import('./serve.js');
       if (help) return (ctx.io.out(m.SERVE_HELP + '\n'), 0);
+      noPositionals(cmd, args);
       return m.serveCommand(ctx, p.flags);
     }
     case 'doctor': {
       const m = await import('./doctor.js');
       if (help) return (ctx.io.out(m.DOCTOR_HELP + '\n'), 0);
+      noPositionals(cmd, args);
       return m.doctorCommand(ctx, p.flags);
     }
     case 'submit':

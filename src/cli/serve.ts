@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { log, setLogLevel } from '../log.js';
 import { startServeDaemon } from '../server/compose.js';
+import { redactUrl, urlHasPassword } from '../server/journal/pg-faults.js';
 import { loadServeConfig, optionsHelp, printConfig } from '../server/startup/config.js';
 import { checkExposure, parseListen } from '../server/transport/auth.js';
 import type { CliContext } from './output.js';
@@ -31,6 +32,10 @@ export async function serveCommand(ctx: CliContext, flags: Map<string, string | 
   const exposure = checkExposure(parseListen(cfg.listen), cfg.token, { cert: cfg.tlsCert, clientCa: cfg.tlsClientCa }); // before anything opens
   setLogLevel(cfg.logLevel); // the one level: daemon, engine and native loader log through `log`
   if (exposure) log.warn(exposure);
+  const storeFlag = flags.get('store');
+  if (typeof storeFlag === 'string' && urlHasPassword(storeFlag)) {
+    log.warn({ store: redactUrl(storeFlag) }, '--store carries a password, which every local user can read in this process\'s command line (ps, /proc/<pid>/cmdline): give it in $PGPASSWORD, ~/.pgpass, or store.url in a TOML file only the daemon\'s user reads');
+  }
   const packageRoot = findProjectRoot();
   const version = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   const daemon = await startServeDaemon(cfg, { log, version, packageRoot });

@@ -153,6 +153,7 @@ export interface PinnedPoolStatus {
   pathAllocations: number;
 }
 
+import type { WitnessOpener } from './witness-file.js';
 import type { WitnessStats } from './witness-pool.js';
 
 export interface EngineStatus {
@@ -254,6 +255,10 @@ export interface EngineConfig {
   witness?: { slots?: number; wasmWorkers?: number; timeoutMs?: number; maxAddressSpaceBytes?: number; dir?: string };
   /** Write a Chrome/Perfetto trace of every span to this file on close(). */
   tracePath?: string;
+  /** Opens a witness file (`witnessFiles`) when its proof starts; the engine owns the handle it
+   * returns, a regular file or it is refused. Default: open non-blocking (witness-file.ts). The
+   * daemon's confines the file to its directories at that moment, whatever changed since submit. */
+  openWitness?: WitnessOpener;
   /** Test-only: fixed proof randomisers (proofs are then not zero-knowledge). */
   testRandomness?: { r: bigint; s: bigint };
   /** Test-only: awaited by every partition after phase 1, before its device phase, so a test can hold

@@ -85,7 +85,7 @@ export class JobChecker {
     for (const l of layouts ?? []) checkWitnessMatchesKey(l.header, keyShape);
 
     const { deadlineMs: _asked, ...rest } = req;
-    const job: { -readonly [K in keyof CheckedJob]: CheckedJob[K] } = { ...rest, key: entry.id, priority: f.priority, partitions: f.partitions };
+    const job: { -readonly [K in keyof CheckedJob]: CheckedJob[K] } = { ...rest, key: this.keys.names(entry, req.key) ? req.key : entry.id, priority: f.priority, partitions: f.partitions };
     if (f.deadlineMs !== undefined) job.deadlineMs = f.deadlineMs;
     // copies, frozen: the caller's arrays stay theirs, and what was checked cannot change
     if (job.witnesses) job.witnesses = Object.freeze([...job.witnesses]) as Uint8Array[];

@@ -15,6 +15,7 @@ import { KeyCache } from './key-cache.js';
 import { EngineMetrics } from './metrics.js';
 import { PinnedPool } from './pinned-pool.js';
 import { SpanRecorder } from './spans.js';
+import { openWitnessFile } from './witness-file.js';
 import { WitnessPool, witnessSlots } from './witness-pool.js';
 
 /** A background growth chunk: ~0.5-0.8 s of cudaHostAlloc on the H200 machine. */
@@ -38,6 +39,7 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
     verify: config.verify ?? true,
     keyIdleMs: config.keyIdleMs ?? 0,
     witness: config.witness ?? {},
+    openWitness: config.openWitness ?? openWitnessFile,
     tracePath: config.tracePath,
     testRandomness: config.testRandomness,
     testHooks: config.testHooks,

@@ -7,6 +7,8 @@
 // proveRetrying); with none left, jobs fail with E_DEVICE_LOST and submit() refuses with E_NO_DEVICE.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import nodePath from 'node:path';
 import { CuzkError, DeviceError, InputError, ResourceError, toCuzkError } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
@@ -18,11 +20,13 @@ import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import { Job } from './job.js';
 import { JobChecker } from './checked-job.js';
 import type { KeyCache } from './key-cache.js';
+import { checkKeyId } from './key-ref.js';
 import type { EngineMetrics } from './metrics.js';
 import type { PinnedPool } from './pinned-pool.js';
 import { proofBufferBytes, proveRetrying, type PipelineDeps } from './pipeline.js';
 import { requestDigest, Scheduler } from './scheduler.js';
 import type { SpanRecorder } from './spans.js';
+import { openWitnessFile } from './witness-file.js';
 import type { WitnessPool } from './witness-pool.js';
 
 export interface EngineParts {
@@ -40,6 +44,13 @@ export interface EngineParts {
 }
 
 const FINISHED_KEPT = 10_000;
+
+/** Whether two paths name one file: equal once resolved, or by their real paths. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (nodePath.resolve(a) === nodePath.resolve(b)) return true;
+  const [ra, rb] = await Promise.all([realpath(a).catch(() => undefined), realpath(b).catch(() => undefined)]);
+  return ra !== undefined && ra === rb;
+}
 
 export class Engine implements ProvingEngine {
   readonly #p: EngineParts;
@@ -131,7 +142,7 @@ export class Engine implements ProvingEngine {
     }
     if (checked.id !== undefined && this.#jobs.has(checked.id)) throw new InputError('E_INVALID_ARG', `job id ${checked.id} already exists`);
     const entry = this.#p.keys.current(parts.entry);
-    const job = new Job(checked.id ?? randomUUID(), checked.key === entry.id ? checked : { ...checked, key: entry.id }, partitions, { ...parts, entry });
+    const job = new Job(checked.id ?? randomUUID(), this.#p.keys.names(entry, checked.key) ? checked : { ...checked, key: entry.id }, partitions, { ...parts, entry });
     this.#scheduler.push(job, checked.requestId, digest);
     this.#p.keys.acquire(entry);
     this.#jobs.set(job.id, job);
@@ -186,6 +197,7 @@ export class Engine implements ProvingEngine {
 
   async loadKey(path: string, opts: { id?: string } = {}): Promise<KeyInfo> {
     if (!existsSync(path)) throw new InputError('E_NOT_FOUND', `${path}: no such proving key file`);
+    if (opts.id !== undefined) await checkKeyId(opts.id, path, sameFile);
     const e = this.#p.keys.register(path, opts.id);
     this.#p.keys.acquire(e);
     try {
@@ -203,7 +215,7 @@ export class Engine implements ProvingEngine {
     } finally {
       this.#p.keys.releaseUse(e);
     }
-    return this.#p.keys.info(e)!;
+    return this.#p.keys.info(e, opts.id ?? nodePath.resolve(path))!;
   }
 
   growPool(): Promise<void> {
@@ -339,6 +351,7 @@ export class Engine implements ProvingEngine {
       const deps: PipelineDeps = {
         budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
+        openWitness: this.#p.config.openWitness ?? openWitnessFile,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
       };
       // partitions in order, as many in flight as the lanes' pipeline holds (their slots plus one

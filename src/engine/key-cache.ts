@@ -3,7 +3,8 @@
 // on a GPU its points and coefficients (the synthesis layout) are uploaded once per device (reserved
 // in 'gpu:N', cuzk_gpu_key_bytes) and stay there. Keys in use are never evicted; idle ones go
 // least-recently-used first when the budget needs their memory (a reclaimer), after keyIdleMs when
-// set, or on request.
+// set, or on request. One file is one entry whatever its ids: a second id for a loaded file is
+// another name of the same entry (the key read and held once), gone from the budget with its last.
 import path from 'node:path';
 import { CuzkError, InputError } from '../errors.js';
 import { log, type Logger } from '../log.js';
@@ -63,7 +64,7 @@ export class KeyCache {
 
   /** `e` while it is still this cache's entry for its id, else its id resolved again (evicted since). */
   current(e: KeyEntry): KeyEntry {
-    return this.#entries.get(e.id) === e ? e : this.resolve(e.id);
+    return this.#unique().has(e) ? e : this.resolve(e.id);
   }
 
   register(zkeyPath: string, id?: string): KeyEntry {
@@ -74,7 +75,14 @@ export class KeyCache {
       if (existing.path !== abs) throw new InputError('E_INVALID_ARG', `key id "${key}" is already used for ${existing.path}`);
       return existing;
     }
+    // the file under another id already: this id names that entry (N ids were N copies in the budget)
+    for (const e of this.#entries.values()) if (e.path === abs) return (this.#entries.set(key, e), e);
     return this.#register(key, abs);
+  }
+
+  /** Whether `id` is one of `e`'s ids. */
+  names(e: KeyEntry, id: string): boolean {
+    return this.#entries.get(id) === e;
   }
 
   #register(id: string, abs: string): KeyEntry {
@@ -143,34 +151,41 @@ export class KeyCache {
     const e = this.#entries.get(id);
     if (!e) throw new InputError('E_NOT_FOUND', `unknown key "${id}"`);
     if (e.users > 0) throw new InputError('E_INVALID_ARG', `key "${id}" is in use by ${e.users} job(s): cancel them or wait`);
-    this.#unload(e);
     this.#entries.delete(id);
+    if ([...this.#entries.values()].includes(e)) return; // its other ids keep it
+    this.#unload(e);
   }
 
   evictIdle(idleMs: number): void {
     const now = Date.now();
-    for (const e of this.#entries.values()) if (e.users === 0 && e.key && now - e.lastUsedAt >= idleMs) this.#unload(e);
+    for (const e of this.#unique()) if (e.users === 0 && e.key && now - e.lastUsedAt >= idleMs) this.#unload(e);
   }
 
-  info(e: KeyEntry): KeyInfo | undefined {
+  /** `e` as KeyInfo under its id `id` (default its first). */
+  info(e: KeyEntry, id = e.id): KeyInfo | undefined {
     const k = e.key;
     if (!k) return undefined;
     const residency: Residency = e.devices.size > 0 ? 'gpu' : this.#pinned ? 'pinned' : 'host';
     const h = k.header;
     return {
-      id: e.id, path: e.path, curve: h.curve, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize,
+      id, path: e.path, curve: h.curve, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize,
       bytes: k.bytes, residency, users: e.users, loadedAt: e.loadedAt, lastUsedAt: e.lastUsedAt,
     };
   }
 
   list(): KeyInfo[] {
-    return [...this.#entries.values()].flatMap((e) => this.info(e) ?? []);
+    return [...this.#entries].flatMap(([id, e]) => this.info(e, id) ?? []);
   }
 
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
-    for (const e of this.#entries.values()) this.#unload(e);
+    for (const e of this.#unique()) this.#unload(e);
     this.#entries.clear();
+  }
+
+  /** Each entry once (one with several ids is in the map under each). */
+  #unique(): Set<KeyEntry> {
+    return new Set(this.#entries.values());
   }
 
   #unload(e: KeyEntry): void {
@@ -196,7 +211,7 @@ export class KeyCache {
   // whole key for its host pool, its device copy for a GPU's pool), until the shortfall is freed.
   #reclaim(want: Partial<Record<PoolName, number>>): void {
     const hostPool: PoolName = this.#pinned ? 'pinned' : 'host';
-    const idle = [...this.#entries.values()].filter((e) => e.users === 0 && e.key).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+    const idle = [...this.#unique()].filter((e) => e.users === 0 && e.key).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
     const short = new Map(Object.entries(want).filter(([, b]) => (b ?? 0) > 0) as [PoolName, number][]);
     for (const e of idle) {
       if (short.size === 0) return; // freed enough: the other idle keys stay

@@ -24,6 +24,7 @@ import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof
 import type { ProvingKey } from './proving-key.js';
 import type { SpanRecorder } from './spans.js';
 import { verifyGroth16Async } from './verifier.js';
+import type { WitnessOpener } from './witness-file.js';
 import type { WitnessPool } from './witness-pool.js';
 
 export interface PipelineDeps {
@@ -41,6 +42,8 @@ export interface PipelineDeps {
   verify: boolean;
   testRandomness?: { r: bigint; s: bigint };
   testHooks?: EngineConfig['testHooks'];
+  /** Opens a caller's witness file (EngineConfig.openWitness, else witness-file.ts). */
+  openWitness: WitnessOpener;
   log: Logger;
 }
 
@@ -117,13 +120,17 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   // a witness file is read from disk straight into the pooled (pinned) buffer, never into the JS heap;
   // one the engine's check parsed is opened from its layout (its size checked, not its header parsed
   // again), one computed from inputs is parsed and matched with the key here, once
+  // a caller's file is opened off the event loop through the engine's opener (the daemon's confines
+  // it again now: it may have become a FIFO or a symlink since submit); one computed here is ours
   const layout = job.checked.witnesses?.[part];
   let wtns: WtnsFile;
   try {
     stopped();
-    wtns = layout
-      ? (file ? WtnsFile.openKnown(file, layout) : WtnsFile.fromBytesKnown(image!, name, layout))
-      : (file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name));
+    wtns = file && !generated
+      ? WtnsFile.openHandle(await deps.openWitness(file, name), `${name} ${file}`, layout)
+      : layout
+        ? (file ? WtnsFile.openKnown(file, layout) : WtnsFile.fromBytesKnown(image!, name, layout))
+        : (file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name));
   } catch (err) {
     if (generated) rmSync(generated, { force: true }); // a generated witness is deleted on every road
     throw err;

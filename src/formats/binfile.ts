@@ -4,6 +4,7 @@
 // repeats, and reads one section at a time, into a caller's buffer when given (e.g. native-owned memory).
 
 import * as fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { FormatError, InputError, InternalError } from '../errors.js';
 
 export interface BinFileSpec {
@@ -60,18 +61,33 @@ function ioError(name: string, what: string, err: unknown): InternalError {
   return new InternalError('E_INTERNAL', `${name}: ${what} failed: ${detail}`, { cause: err });
 }
 
+// Non-blocking: a FIFO or a device named as a file returns at once (and is refused as not a regular
+// file) instead of waiting in the kernel for a writer.
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
+
 function fileSource(path: string): ByteSource {
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    fd = fs.openSync(path, OPEN_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const detail = err instanceof Error ? err.message : String(err);
     throw new InputError(code === 'ENOENT' ? 'E_NOT_FOUND' : 'E_INVALID_ARG', `${path}: cannot open: ${detail}`, { cause: err });
   }
-  const stat = fs.fstatSync(fd);
+  return fdSource(fd, path, () => fs.closeSync(fd));
+}
+
+/** Reads `fd` (a regular file, else it is closed and refused); `close` ends it. */
+function fdSource(fd: number, path: string, close: () => void): ByteSource {
+  let stat: fs.Stats;
+  try {
+    stat = fs.fstatSync(fd);
+  } catch (err) {
+    close();
+    throw ioError(path, 'stat', err);
+  }
   if (!stat.isFile()) {
-    fs.closeSync(fd);
+    close();
     throw new InputError('E_INVALID_ARG', `${path}: not a regular file`);
   }
   const shrank = (at: number) =>
@@ -104,8 +120,14 @@ function fileSource(path: string): ByteSource {
     view: () => undefined,
     fd,
     ended: shrank,
-    close: () => fs.closeSync(fd),
+    close,
   };
+}
+
+/** A file the caller opened (the daemon opens witness files confined to its directories): the
+ * BinFile owns `handle` and closes it. */
+function handleSource(handle: FileHandle, name: string): ByteSource {
+  return fdSource(handle.fd, name, () => void handle.close().catch(() => undefined));
 }
 
 function memorySource(bytes: Uint8Array): ByteSource {
@@ -143,6 +165,17 @@ export class BinFile {
     }
   }
 
+  /** open() over a file the caller opened (`name` stands in for its path); the BinFile owns `handle`. */
+  static openHandle(handle: FileHandle, name: string, spec: BinFileSpec): BinFile {
+    const source = handleSource(handle, name);
+    try {
+      return BinFile.parse(source, name, spec);
+    } catch (err) {
+      source.close();
+      throw err;
+    }
+  }
+
   /** Parses an in-memory file image (e.g. circom's calculateWTNSBin output); `name` stands in for the path. */
   static fromBytes(bytes: Uint8Array, name: string, spec: BinFileSpec): BinFile {
     return BinFile.parse(memorySource(bytes), name, spec);
@@ -153,6 +186,11 @@ export class BinFile {
    * grown since shows without being parsed. Only the sections in `known` can be read. */
   static reopen(path: string, spec: BinFileSpec, known: KnownTable): BinFile {
     return BinFile.known(fileSource(path), path, spec, known);
+  }
+
+  /** reopen() over a file the caller opened; the BinFile owns `handle`. */
+  static reopenHandle(handle: FileHandle, name: string, spec: BinFileSpec, known: KnownTable): BinFile {
+    return BinFile.known(handleSource(handle, name), name, spec, known);
   }
 
   /** An in-memory image whose table was read before (`known`), as reopen() for a file. */

@@ -2,6 +2,7 @@
 // nWitness × n8 standard (non-Montgomery) little-endian values, w[0] = 1. Every value is checked < r on read:
 // the MSMs take these bytes as scalars as they are.
 
+import type { FileHandle } from 'node:fs/promises';
 import { FormatError, InputError } from '../errors.js';
 import { BinFile, encodeBinFile, writeBinFile, type KnownTable, type SectionInput } from './binfile.js';
 import { curveByName, curveByR, describePrime, type CurveName } from './curves.js';
@@ -77,6 +78,14 @@ export class WtnsFile {
    * checked against the prime as they are read. */
   static openKnown(path: string, layout: WtnsLayout): WtnsFile {
     return new WtnsFile(BinFile.reopen(path, SPEC, knownTable(layout)), layout.header);
+  }
+
+  /** open() and openKnown() over a file the caller opened (`name` stands in for its path); the
+   * WtnsFile owns `handle` and closes it with close(). */
+  static openHandle(handle: FileHandle, name: string, layout?: WtnsLayout): WtnsFile {
+    return layout
+      ? new WtnsFile(BinFile.reopenHandle(handle, name, SPEC, knownTable(layout)), layout.header)
+      : WtnsFile.wrap(BinFile.openHandle(handle, name, SPEC));
   }
 
   /** An image parsed before, as openKnown() for a file. */

@@ -70,7 +70,7 @@ export function analyseTrace(spans: readonly TraceSpan[], binMs = DEFAULT_BIN_MS
   for (const lane of laneNames) {
     const busy = union(spans.filter((s) => s.track === lane).map((s) => [s.start, s.end] as const));
     const own = idleGaps(lane, busy, window, st);
-    gaps.push(...own);
+    for (const g of own) gaps.push(g); // not push(...own): ~125k arguments overflow the stack
     const idleByCause: Partial<Record<Cause, number>> = {};
     for (const g of own) for (const c of CAUSES) if (g.byCause[c]) idleByCause[c] = (idleByCause[c] ?? 0) + g.byCause[c]!;
     const busyMs = total(busy);

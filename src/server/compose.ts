@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
 import { FleetMember } from './fleet/fleet-member.js';
+import { confinedWitnessOpener } from './intake/file-access.js';
 import { WitnessSpool } from './intake/spool.js';
 import { WitnessIntake } from './intake/witness-intake.js';
 import { FleetRunner } from './jobs/fleet-runner.js';
@@ -41,11 +42,13 @@ export async function startServeDaemon(cfg: ServeConfig, opts: ComposeOptions): 
     // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
     const budgets = await waitForMemory(cfg, { log });
     rmSync(generatedWitnessDir(cfg), { recursive: true, force: true }); // witnesses a killed daemon left: private, no job's now
-    engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log });
-    const spool = new WitnessSpool(path.join(cfg.dataDir, 'spool'), cfg.uploadTtlS * 1000, log);
+    const spoolDir = path.join(cfg.dataDir, 'spool');
+    const openWitness = confinedWitnessOpener([...cfg.inputDirs, spoolDir]);
+    engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log, openWitness });
+    const spool = new WitnessSpool(spoolDir, cfg.uploadTtlS * 1000, log);
     const intake = new WitnessIntake(engine, spool, cfg);
     // on PostgreSQL the daemon claims from a queue other daemons may share
-    const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log, cfg.storeNotify);
+    const fleet = pgStore && new FleetMember(pgStore.pool, pgStore.url, engine, cfg.leaseMs, log, pgStore.fleetSecret, cfg.storeNotify);
     const runner = fleet ? new FleetRunner(engine, fleet, store, intake, cfg, log) : new LocalRunner(engine, store, spool, cfg, log);
     const jobs = new JobService(runner, store, intake, cfg);
     const daemon = new Daemon({ cfg, engine, store, log, version: opts.version, packageRoot: opts.packageRoot, intake, jobs, fleetRunner: runner instanceof FleetRunner ? runner : undefined });

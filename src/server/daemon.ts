@@ -1,7 +1,6 @@
 // The daemon's lifecycle around any ProvingEngine: start (reload registered keys, resubmit journaled
 // jobs, purge old results, listen), and stop (stop intake, drain the engine within the deadline,
 // close the listener, close the engine, journal what finished; unfinished jobs stay queued).
-import { existsSync, lstatSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage, InputError } from '../errors.js';
 import type { EngineStatus, ProvingEngine } from '../engine/api.js';
@@ -12,6 +11,7 @@ import { loadDashboardAssets } from './transport/dashboard/assets.js';
 import { checkConfined } from './intake/file-access.js';
 import { fleetMetrics } from './fleet/fleet-member.js';
 import { createListener, type Listener } from './transport/http.js';
+import { freeUnixSocketPath } from './transport/unix-socket.js';
 import type { FleetRunner } from './jobs/fleet-runner.js';
 import type { JobService } from './jobs/job-service.js';
 import type { JobStore } from './journal/job-store.js';
@@ -77,12 +77,11 @@ export class Daemon {
     const ctx = { cfg, engine, jobs: this.jobs, intake: this.intake, store, log, version: this.deps.version, metrics: () => this.#metrics(), dashboardAssets };
     this.#listener = createListener(ctx, { notReady: async () => (this.#ready ? (noHealthyDevice(engine.status()) ?? store.writeProblem()) : 'starting or stopping') });
     const server = this.#listener.server;
+    if (addr.kind === 'unix') await freeUnixSocketPath(addr.path);
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => reject(new InputError('E_INVALID_ARG', `cannot listen on ${cfg.listen}: ${err.code === 'EADDRINUSE' ? 'the address is in use (another cuzk serve?)' : err.message}`, { cause: err })));
-      if (addr.kind === 'unix') {
-        if (existsSync(addr.path) && lstatSync(addr.path).isSocket()) rmSync(addr.path);
-        server.listen(addr.path, resolve);
-      } else server.listen(addr.port, addr.host, resolve);
+      if (addr.kind === 'unix') server.listen(addr.path, resolve);
+      else server.listen(addr.port, addr.host, resolve);
     });
     const a = server.address();
     const where = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : cfg.listen;

@@ -52,3 +52,30 @@ describe('unknown flags', () => {
     checkFlags('dev-circuit', new Map<string, unknown>([['constraints', '5'], ['curve', 'bn128'], ['seed', 's']]));
   });
 });
+
+describe('serve: boolean options and stray arguments', () => {
+  const printed = async (args: string[]) => {
+    const r = await runCli(['serve', '--print-config', '--data-dir', dir, ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  it('a boolean option takes a following true or false; bare it is true', async () => {
+    const off = await printed(['--verify', 'false', '--pinned', 'false', '--takeover', 'false']);
+    assert.match(off, /^verify = false$/m);
+    assert.match(off, /^pinned = false$/m);
+    assert.match(off, /^takeover = false$/m);
+    const on = await printed(['--pinned', 'false', '--takeover', '--verify', 'true']);
+    assert.match(on, /^verify = true$/m);
+    assert.match(on, /^takeover = true$/m);
+    assert.match(await printed(['--verify=false']), /^verify = false$/m);
+  });
+  it('an argument after serve (or doctor) is refused, naming it: exit 2', async () => {
+    // --print-config, so that a serve that ignored the argument prints and exits instead of serving
+    const serve = ['serve', '--print-config', '--data-dir', dir];
+    for (const args of [[...serve, 'stray'], [...serve, '--verify', 'no'], [...serve, 'extra', '--verify'], ['doctor', '--data-dir', dir, 'x']]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code} ${r.stdout} ${r.stderr}`);
+      assert.match(r.stderr.trim(), /^cuzk: E_INVALID_ARG: `cuzk (serve|doctor)` takes options only, got the argument "(stray|no|extra|x)"/);
+    }
+  });
+});

@@ -181,6 +181,31 @@ describe('engine (CPU core)', () => {
     assert.throws(() => e.evictKey('mult'), /unknown key/);
   });
 
+  it('one key file under several ids is held once: each id lists it and runs jobs, the memory goes with the last id (#27)', async () => {
+    const s = set('bn128', 'multiplier');
+    const file = vectorFile(s, 'circuit.zkey');
+    const used = () => { const b = e.status().budget; return b.host.used + b.pinned.used; };
+    const before = used();
+    const one = await e.loadKey(file, { id: 'm1' });
+    const withOne = used();
+    assert.ok(withOne - before >= one.bytes, 'the key is in the budget');
+    assert.equal((await e.loadKey(file, { id: 'm2' })).id, 'm2');
+    assert.equal((await e.loadKey(file, { id: 'm3' })).id, 'm3');
+    assert.equal(used(), withOne, 'a second and third id cost nothing more');
+    assert.deepEqual(e.listKeys().filter((k) => k.path === file).map((k) => k.id).sort(), ['m1', 'm2', 'm3']);
+    const j = e.submit({ key: 'm2', witnesses: [bytes(s, 'witness.wtns')] });
+    assert.equal(j.key, 'm2');
+    await verifyAll(s, await e.await(j.id));
+    e.evictKey('m1');
+    assert.equal(used(), withOne, 'its other ids keep it');
+    const k = e.submit({ key: 'm3', witnesses: [bytes(s, 'witness2.wtns')] });
+    await verifyAll(s, await e.await(k.id));
+    e.evictKey('m2');
+    e.evictKey('m3');
+    assert.equal(used(), before, 'gone with its last id');
+    assert.equal(e.listKeys().some((x) => x.path === file), false);
+  });
+
   it('a witness of another circuit is refused at submit naming the problem', () => {
     const other = bytes(set('bn128', 'multiplier'), 'witness.wtns');
     assert.throws(() => e.submit({ key: zkey, witnesses: [w1, other] }), (err: Error & { code?: string }) => err.code === 'E_FORMAT' && /witness 1: .*a witness of another circuit/.test(err.message));

@@ -91,4 +91,12 @@ describe('intervals', () => {
     assert.deepEqual(binnedFraction([[0, 15]], 0, 25, 10), [1, 0.5, 0]);
     assert.deepEqual([0.5, 0.9, 1].map((q) => quantile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], q)), [5, 9, 10]);
   });
+
+  it('a lane with 200,000 idle gaps (the daemon ring\'s whole) is analysed, not a stack overflow (#27)', () => {
+    const n = 200_000;
+    const spans = Array.from({ length: n }, (_, i) => ({ name: 'msm', track: 'gpu:0', start: i * 2, end: i * 2 + 1, args: {} }));
+    const r = analyseTrace(spans);
+    assert.equal(r.lanes[0]!.gaps, n - 1);
+    assert.equal(r.gaps.length, n - 1);
+  });
 });

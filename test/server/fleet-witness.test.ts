@@ -1,7 +1,8 @@
 // Witness bytes across the fleet: a job whose witnesses were sent to daemon A (spooled in A's data
 // dir) and claimed by daemon B is proved from bytes B fetched from A over A's own HTTP, with the
-// fleet's token, size and sha256 checked (the route refuses a request without the token, and a job it
-// did not spool); A's spool file goes when the job ends. A spool file whose bytes changed fails the
+// fleet's token and secret, size and sha256 checked (the route refuses a request without the token, a
+// client's with the token alone (the secret is in the store, which clients do not reach), and a job
+// it did not spool); A's spool file goes when the job ends. A spool file whose bytes changed fails the
 // job at once, naming the hashes; an accepting daemon that died fails the job with E_UNAVAILABLE after
 // store.witness_wait_ms, never silently. A's queue is paused throughout so that B claims what A
 // accepts. Skipped, loudly, when no PostgreSQL server can be started.
@@ -47,6 +48,9 @@ async function twoDaemons(db: string): Promise<[FleetDaemon, FleetDaemon, string
   return [fleet[0]!, fleet[1]!, url];
 }
 
+/** The fleet's credential, as the daemons read it from the store. */
+const fleetSecret = async (url: string) => (await queryOnce<{ secret: string }>(url, 'SELECT secret FROM fleet_secret WHERE id = 1'))[0]!.secret;
+
 const spoolFiles = (f: FleetDaemon) => readdirSync(path.join(f.d.dataDir, 'spool'));
 
 async function until(ok: () => boolean, what: string): Promise<void> {
@@ -56,7 +60,7 @@ async function until(ok: () => boolean, what: string): Promise<void> {
 
 describe('fleet: witnesses spooled by one daemon, proved on another', { skip, timeout: 120_000 }, () => {
   it('B fetches A\'s spooled witness over A\'s HTTP with the token, checks it, proves; A\'s spool file goes with the job', async () => {
-    const [a, b] = await twoDaemons('witness_fetch');
+    const [a, b, url] = await twoDaemons('witness_fetch');
     const { job } = await a.client.submit({ key: key.zkey, witnesses: [new Uint8Array(readFileSync(key.wtns))] });
     assert.equal(spoolFiles(a).length, 1, 'the witness is spooled at A');
     const done = await a.client.await(job.id, 60_000);
@@ -69,9 +73,28 @@ describe('fleet: witnesses spooled by one daemon, proved on another', { skip, ti
 
     const route = `${a.d.url}/v1/fleet/witnesses/${job.id}/0`;
     assert.equal((await fetch(route)).status, 401, 'no token, no witness');
-    const gone = await fetch(route, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const secret = await fleetSecret(url);
+    const gone = await fetch(route, { headers: { authorization: `Bearer ${TOKEN}`, 'x-cuzk-fleet-secret': secret } });
     assert.equal(gone.status, 404, 'a finished job\'s witness is not served');
     assert.match(((await gone.json()) as { error: { message: string } }).error.message, /no unfinished job spooled here has it/);
+  });
+
+  it('a client with the token alone cannot read an unfinished job\'s witness: the fleet\'s secret (in the store) is needed too', async () => {
+    const [a, b, url] = await twoDaemons('witness_secret');
+    await b.client.pauseQueue(); // unfinished while the test reads
+    const bytes = readFileSync(key.wtns);
+    const { job } = await a.client.submit({ key: key.zkey, witnesses: [new Uint8Array(bytes)] });
+    const route = `${a.d.url}/v1/fleet/witnesses/${job.id}/0`;
+    const client = await fetch(route, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(client.status, 401, 'a client with the token read a job\'s private witness');
+    assert.match(await client.text(), /only the daemons of the fleet may fetch witnesses/);
+    const wrong = await fetch(route, { headers: { authorization: `Bearer ${TOKEN}`, 'x-cuzk-fleet-secret': 'guess' } });
+    assert.equal(wrong.status, 401);
+    const daemon = await fetch(route, { headers: { authorization: `Bearer ${TOKEN}`, 'x-cuzk-fleet-secret': await fleetSecret(url) } });
+    assert.equal(daemon.status, 200);
+    assert.deepEqual(Buffer.from(await daemon.arrayBuffer()), bytes);
+    await b.client.resumeQueue();
+    assert.equal((await a.client.await(job.id, 60_000)).state, 'completed', 'the claimer fetched it with the secret');
   });
 
   it('a spool file whose bytes changed: the claimer fails the job at once, naming both hashes', async () => {

@@ -71,6 +71,8 @@ export class FleetMember {
     private readonly engine: ProvingEngine,
     private readonly leaseMs: number,
     private readonly log: Logger,
+    /** The fleet's credential (the store's fleet_secret): sent and required on witness fetches. */
+    readonly secret: string,
     private readonly notify: NotifyMode = 'auto',
   ) {
     this.claims = new PgClaims(pool);

@@ -1,6 +1,6 @@
 // A claimed job's witnesses spooled by another daemon of the fleet, fetched from it: GET
 // /v1/fleet/witnesses/<job>/<n> (witness-serve.ts) at the address its heartbeat wrote to the
-// `daemons` table, with the fleet's token, into this daemon's own spool through the spool's writer
+// `daemons` table, with the token and the fleet's secret (FLEET_SECRET_HEADER), into this daemon's own spool through the spool's writer
 // (header against the key, size as announced, sha256 computed on the way); the hash must be the one
 // the job was accepted with. A daemon that cannot be reached (down, not yet up, gone from the table)
 // is retried once a second for store.witness_wait_ms, then the job ends failed with the reason; an
@@ -13,11 +13,14 @@ import type { KeyShape, SpooledWitness, WitnessSpool } from '../intake/spool.js'
 
 /** Where a daemon serves the witnesses it spooled to the daemon that claimed their job (witness-serve.ts). */
 export const FLEET_WITNESS_PREFIX = '/v1/fleet/witnesses/';
+/** The header that carries the fleet's secret (the store's fleet_secret, which clients do not hold). */
+export const FLEET_SECRET_HEADER = 'x-cuzk-fleet-secret';
 
 export interface WitnessFetchDeps {
   spool: WitnessSpool;
   key: KeyShape;
   token: string;
+  fleetSecret: string;
   /** The fleet serves TLS (this daemon does): fetch over https. */
   tls: boolean;
   waitMs: number;
@@ -87,14 +90,14 @@ async function fetchOnce(url: string, what: string, f: SpooledWitness, d: Witnes
   const timer = setTimeout(() => ac.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS} ms`)), HEADERS_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await fetch(url, { headers: d.token ? { authorization: `Bearer ${d.token}` } : {}, signal: ac.signal });
+    res = await fetch(url, { headers: { ...(d.token ? { authorization: `Bearer ${d.token}` } : {}), [FLEET_SECRET_HEADER]: d.fleetSecret }, signal: ac.signal });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new Error(cause?.code ?? cause?.message ?? errorMessage(err));
   } finally {
     clearTimeout(timer);
   }
-  if (res.status === 401) throw new Final(new CuzkError('E_UNAUTHORIZED', `${what}: ${url} refused this daemon's token: every daemon of a fleet needs the same token`));
+  if (res.status === 401) throw new Final(new CuzkError('E_UNAUTHORIZED', `${what}: ${url} refused this daemon's token or the fleet's secret: every daemon of a fleet needs the same token and the same store`));
   if (res.status === 404) throw new Final(new ResourceError('E_NOT_FOUND', `${what}: the daemon that spooled it no longer has it (${url}): submit the job again`));
   if (res.status !== 200) {
     await res.body?.cancel();

@@ -1,10 +1,12 @@
 // Paths that clients name are opened only inside the directories the daemon is configured to serve
 // (files.key_dirs, files.input_dirs). A path's real location (symlinks resolved) must lie inside one
 // of them; it is opened non-blocking without following a last symlink, so a FIFO or device cannot
-// stall the event loop, and must be a regular file. An answer about a path outside the directories
-// is the same whatever is there (nothing, a file, a directory): no existence, size or kind leaks.
+// stall the event loop, and must be a regular file; the opened file's own path (/proc/self/fd) is
+// checked again, so a directory swapped for a symlink between the check and the open is caught. An
+// answer about a path outside the directories is the same whatever is there (nothing, a file, a
+// directory): no existence, size or kind leaks.
 import { constants, type Stats } from 'node:fs';
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 
@@ -51,6 +53,15 @@ function outside(p: string, dirs: readonly string[], what: string): InputError {
   return new InputError('E_INVALID_ARG', `${what} ${p}: not inside a directory this daemon reads ${what} files from (${dirs.join(', ') || 'none configured'}): put it there or add its directory to the daemon's configuration`);
 }
 
+/** Where the opened file is: its /proc/self/fd link (Linux), else `real` if that is still the same
+ * file (device and inode); undefined when it is not. */
+async function openedPath(handle: FileHandle, st: Stats, real: string): Promise<string | undefined> {
+  const link = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  if (link !== undefined && path.isAbsolute(link)) return link.replace(/ \(deleted\)$/, '');
+  const now = await stat(real).catch(() => undefined);
+  return now && now.dev === st.dev && now.ino === st.ino ? real : undefined;
+}
+
 /**
  * Opens `p` for reading if its real path lies inside one of `dirs` and it is a regular file.
  * Throws InputError: E_INVALID_ARG (outside the directories, not a regular file, unreadable) or
@@ -82,7 +93,12 @@ export async function openConfined(p: string, dirs: readonly string[], what: str
     await handle.close();
     throw new InputError('E_INVALID_ARG', `${what} ${p}: not a regular file`);
   }
-  return { path: loc.real, size: st.size, handle };
+  const opened = await openedPath(handle, st, loc.real);
+  if (opened === undefined || !allowed.some((r) => inside(r, opened))) {
+    await handle.close();
+    throw outside(p, dirs, what);
+  }
+  return { path: opened, size: st.size, handle };
 }
 
 /** openConfined, closed again: the real path and size, for handing the path to code that opens it itself. */
@@ -90,4 +106,10 @@ export async function checkConfined(p: string, dirs: readonly string[], what: st
   const f = await openConfined(p, dirs, what);
   await f.handle.close();
   return { path: f.path, size: f.size };
+}
+
+/** The daemon's EngineConfig.openWitness: a job's witness file is confined again when its proof
+ * starts (to files.input_dirs and the spool), whatever was put at its path since submit. */
+export function confinedWitnessOpener(dirs: readonly string[]): (p: string) => Promise<FileHandle> {
+  return async (p) => (await openConfined(p, dirs, 'witness')).handle;
 }

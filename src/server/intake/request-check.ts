@@ -9,8 +9,9 @@ import { InputError } from '../../errors.js';
 import type { JobRequest, Priority } from '../../engine/api.js';
 import { checkJobFields, WIRE_NAMES } from '../../engine/job-check.js';
 import type { ServeConfig } from '../startup/config.js';
-import { looksLikeKeyPath } from '../../engine/key-ref.js';
+import { looksLikeKeyPath, MAX_KEY_CHARS } from '../../engine/key-ref.js';
 import { checkConfined } from './file-access.js';
+import type { SpooledWitness } from './spool.js';
 
 /** A job as it arrives: the engine's request without its id, plus uploads named by witness id. */
 export type JobSubmission = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
@@ -83,7 +84,7 @@ export function checkJobRequest(req: JobSubmission, cfg: Pick<ServeConfig, 'maxJ
   const f = checkJobFields(req, {
     witnesses: given(req.witnesses), witness_ids: given(req.witnessIds), witness_files: given(req.witnessFiles), inputs: given(req.inputs),
   }, { maxPartitions: cfg.maxPartitions, names: WIRE_NAMES });
-  if (req.key.length > 4096) throw bad(`key is ${req.key.length} characters long (at most 4096)`);
+  if (req.key.length > MAX_KEY_CHARS) throw bad(`key is ${req.key.length} characters long (at most ${MAX_KEY_CHARS})`);
   if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0 || req.requestId.length > 256)) throw bad('request_id must be 1..256 characters');
   const job: ValidJob = { key: f.key, source: source(req, f.source, cfg), partitions: f.partitions, priority: f.priority };
   if (req.requestId !== undefined) job.requestId = req.requestId;
@@ -105,9 +106,11 @@ export async function confineWasm(wasm: string, cfg: Pick<ServeConfig, 'inputDir
   return (await checkConfined(wasm, [...cfg.inputDirs, ...(cfg.keyDirs ?? [])], 'generator')).path;
 }
 
-/** A journaled job's key and wasm, confined again (their real paths replace them): the directories,
- * and the files in them, may have changed since it was accepted. */
-export async function confineStored(s: { key: string; request?: { wasm?: string } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
+/** A journaled job's key, wasm and server witness files, confined again (their real paths replace
+ * them): the directories, and the files in them, may have changed since it was accepted (the engine
+ * reads a replayed job's witness headers at submit, before its own opener confines them). */
+export async function confineStored(s: { key: string; request?: { wasm?: string; witnessFiles?: Pick<SpooledWitness, 'path' | 'owned'>[] } }, cfg: Pick<ServeConfig, 'keyDirs' | 'inputDirs'>, isKeyId: (key: string) => boolean): Promise<void> {
   s.key = await confineKey(s.key, cfg, isKeyId);
   if (s.request?.wasm) s.request.wasm = await confineWasm(s.request.wasm, cfg);
+  for (const f of s.request?.witnessFiles ?? []) if (!f.owned) f.path = (await checkConfined(f.path, cfg.inputDirs, 'witness')).path;
 }

@@ -158,7 +158,7 @@ export class FleetRunner implements JobRunner, ClaimRunner {
     try {
       key = await this.intake.keyShape(s.key);
       files = await fetchWitnesses(s, {
-        spool: this.intake.spool, key, token: this.cfg.token, tls: this.cfg.tlsCert !== '',
+        spool: this.intake.spool, key, token: this.cfg.token, fleetSecret: this.fleet.secret, tls: this.cfg.tlsCert !== '',
         waitMs: this.cfg.witnessWaitMs, addressOf: (id) => this.fleet.addressOf(id), log: this.log,
       });
     } catch (err) {

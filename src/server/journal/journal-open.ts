@@ -4,7 +4,7 @@
 // `cuzk serve` on the same data dir is refused at start instead of both running the same jobs, and no
 // other process can take the lock later and stall the event loop in SQLite's busy wait. Files are
 // 0600 in a 0700 directory (journals hold witnesses). journalFault() names a fault and what to do.
-import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CuzkError, errorMessage, InputError, ResourceError } from '../../errors.js';
@@ -55,15 +55,39 @@ export function isLockedFault(err: unknown): boolean {
   return false;
 }
 
-/** PIDs holding a POSIX lock on `file` (/proc/locks: "N: POSIX ADVISORY WRITE <pid> <maj>:<min>:<inode> ..."). */
-export function lockHolders(file: string): number[] {
+/** PIDs holding a POSIX lock on `file` (/proc/locks: "N: POSIX ADVISORY WRITE <pid> <maj>:<min>:<inode> ...").
+ * An inode number is unique only within its filesystem, and the device /proc/locks prints is the
+ * superblock's, which stat(2) does not always report (btrfs subvolumes): so a pid counts only when
+ * it also has `file` itself open (one of its /proc/<pid>/fd is the same device and inode). Without
+ * that, any `cuzk … serve` locking a file with the same inode elsewhere was signalled by --takeover.
+ * `locks`: /proc/locks's text (for tests). */
+export function lockHolders(file: string, locks?: string): number[] {
   try {
-    const ino = statSync(file).ino;
-    const pids = readFileSync('/proc/locks', 'utf8').split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f[5]?.split(':')[2] === String(ino)).map((f) => Number(f[4]));
-    return [...new Set(pids.filter((p) => p > 0))];
+    const st = statSync(file);
+    const text = locks ?? readFileSync('/proc/locks', 'utf8');
+    const pids = text.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f[5]?.split(':')[2] === String(st.ino)).map((f) => Number(f[4]));
+    return [...new Set(pids.filter((p) => p > 0))].filter((p) => hasOpen(p, st));
   } catch {
     return [];
   }
+}
+
+/** Whether process `pid` has the file `st` describes open. */
+function hasOpen(pid: number, st: Stats): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false; // gone, or another user's (not ours to signal either)
+  }
+  return fds.some((fd) => {
+    try {
+      const f = statSync(`/proc/${pid}/fd/${fd}`);
+      return f.dev === st.dev && f.ino === st.ino;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** A journal fault as an error: E_INVALID_ARG at start (the daemon exits 2), E_UNAVAILABLE later

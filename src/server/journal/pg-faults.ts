@@ -20,6 +20,16 @@ export function parseStoreUrl(url: string): URL {
 }
 
 /** The URL with its password (user info or ?password=) removed: safe for logs and errors. */
+/** Whether `url` carries a password (user:password@, or a password parameter). */
+export function urlHasPassword(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.password !== '' || u.searchParams.has('password') || u.searchParams.has('sslpassword');
+  } catch {
+    return /\/\/[^/@:]*:[^/@]+@/.test(url);
+  }
+}
+
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);

@@ -11,6 +11,7 @@
 // Several daemons may share one database: they claim its jobs (pg-claims.ts, fleet-member.ts) rather
 // than replay them at start; schema version 2 added the claim columns and the `daemons` table, 3 the
 // key's content hash and the accepting daemon of each job.
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CuzkError, errorMessage, InputError } from '../../errors.js';
 import type { JobInfo } from '../../engine/api.js';
@@ -65,6 +66,9 @@ const MIGRATIONS: readonly string[] = [
   );`,
   // keys by content hash (key-hash.ts) and where a job's witnesses were spooled (witness-fetch.ts)
   `ALTER TABLE jobs ADD COLUMN key_hash TEXT, ADD COLUMN accepted_by TEXT;`,
+  // the fleet's own credential for GET /v1/fleet/witnesses (witness-serve.ts): clients hold the
+  // daemons' token but not the database, so a client cannot read an unfinished job's witnesses
+  `CREATE TABLE fleet_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL);`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** One small durable write: whether the store can be written right now (readiness). */
@@ -97,6 +101,8 @@ async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
     }
     for (let v = from; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v]!);
     await client.query('INSERT INTO schema_version (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = $1', [SCHEMA_VERSION]);
+    // the first daemon's draw is the fleet's for good; 256 bits from node's CSPRNG
+    await client.query('INSERT INTO fleet_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [randomBytes(32).toString('hex')]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -105,7 +111,7 @@ async function migrate(client: pg.PoolClient, shownUrl: string): Promise<void> {
 }
 
 /** The store and its pool (a fleet's claims share it: fleet-member.ts). */
-export type PostgresStore = JobStore & { readonly pool: pg.Pool; readonly url: string };
+export type PostgresStore = JobStore & { readonly pool: pg.Pool; readonly url: string; readonly fleetSecret: string };
 
 /** The store at `url` (`poolSize` connections at most), connected, migrated and written once; throws one-line E_INVALID_ARG errors. */
 export async function openPostgresStore(url: string, poolSize = 6): Promise<PostgresStore> {
@@ -116,6 +122,7 @@ export async function openPostgresStore(url: string, poolSize = 6): Promise<Post
     const client = await pool.connect();
     try {
       await migrate(client, redactUrl(url));
+      store.fleetSecret = (await client.query<{ secret: string }>('SELECT secret FROM fleet_secret WHERE id = 1')).rows[0]!.secret;
       await client.query(PROBE, [Date.now()]);
     } finally {
       client.release();
@@ -129,6 +136,8 @@ export async function openPostgresStore(url: string, poolSize = 6): Promise<Post
 }
 
 class PostgresJobStore implements JobStore {
+  /** The fleet's credential (fleet_secret), read once at open. */
+  fleetSecret = '';
   /** The last fault of the server, until a write succeeds again (readiness). */
   #fault: CuzkError | undefined;
 

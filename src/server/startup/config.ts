@@ -62,6 +62,9 @@ export interface ServeConfig {
   idleTimeoutMs: number;
   maxConnections: number;
   maxStreams: number;
+  bodyTimeoutMs: number;
+  maxUploadsPerConnection: number;
+  maxJsonBytes: number;
 }
 
 export function defaultConfig(): ServeConfig {

@@ -6,7 +6,10 @@
 // replay resubmits the queued jobs, and those the old one completed are terminal in the journal, so
 // none is lost and none completes twice. Its address is free by then (the old listener closes before
 // the journal does); clients see a short gap: refused submits while the old one drains, then no
-// listener until this one is up.
+// listener until this one is up. One --takeover at a time: a second signalling the old daemon too
+// would stop it at once (a second SIGTERM), undrained; it is refused while `<journal>.takeover`
+// names a live daemon taking over.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { InputError, ResourceError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { isLockedFault, lockHolders } from '../journal/journal-open.js';
@@ -47,6 +50,49 @@ export async function openTakingOver(file: string, open: () => Promise<JobStore>
   } catch (err) {
     if (!isLockedFault(err)) throw err;
   }
+  const release = claimTakeover(file);
+  try {
+    return await takeOver(file, open, opts);
+  } finally {
+    release();
+  }
+}
+
+/** Whether `pid` is a live cuzk serve (signal 0 probes it; EPERM: alive, another user's). */
+function liveServe(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return isCuzkServe(processArgs(pid) ?? []);
+}
+
+/** Makes this daemon the one taking over `file` (`<file>.takeover` created exclusively, holding its
+ * pid; a file whose pid is no live cuzk serve is stale and replaced); returns its release. Throws
+ * E_UNAVAILABLE (retryable) while another daemon is taking over. */
+function claimTakeover(file: string): () => void {
+  const claim = `${file}.takeover`;
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      writeFileSync(claim, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return () => rmSync(claim, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError('E_INVALID_ARG', `journal ${file}: --takeover: cannot create ${claim} (${(err as NodeJS.ErrnoException).code ?? err})`, { cause: err });
+    }
+    let pid = NaN;
+    try {
+      pid = Number(readFileSync(claim, 'utf8').trim());
+    } catch { /* removed since: try again */ }
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && liveServe(pid)) {
+      throw new ResourceError('E_UNAVAILABLE', `journal ${file}: --takeover: pid ${pid} (${commandLine(pid) ?? 'exited'}) is taking it over already, so the running daemon was not signalled again (a second SIGTERM stops it undrained): wait for that one`);
+    }
+    rmSync(claim, { force: true });
+  }
+  throw new ResourceError('E_UNAVAILABLE', `journal ${file}: --takeover: ${claim} keeps reappearing: another daemon is taking it over; wait for it`);
+}
+
+async function takeOver(file: string, open: () => Promise<JobStore>, opts: { timeoutS: number; log: Logger }): Promise<JobStore> {
   const { log } = opts;
   const holders = () => lockHolders(file).filter((pid) => pid !== process.pid && commandLine(pid) !== undefined);
   const old = holders();

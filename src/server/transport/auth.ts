@@ -45,6 +45,16 @@ export function tokenMatches(header: string | null | undefined, token: string): 
   return m !== null && timingSafeEqual(digest(m[1]!.trim()), digest(token));
 }
 
+/** Whether `header` is the fleet's secret (constant time); never with no secret (no fleet). */
+export function fleetSecretMatches(header: string | string[] | undefined, secret: string | undefined): boolean {
+  return typeof header === 'string' && !!secret && timingSafeEqual(digest(header), digest(secret));
+}
+
+/** The refusal of a fleet witness fetch without the fleet's secret. */
+export function notFleet(): CuzkError {
+  return new CuzkError('E_UNAUTHORIZED', 'fleet witness: only the daemons of the fleet may fetch witnesses (they send the store\'s fleet secret); the clients\' token is not enough');
+}
+
 /** The refusal for a request without the token (http.ts checks RPCs on their headers, before the body). */
 export function unauthorized(): CuzkError {
   return new CuzkError('E_UNAUTHORIZED', 'missing or wrong bearer token (send "authorization: Bearer <token>")');

@@ -54,8 +54,13 @@ export function superviseSession(session: http2.ServerHttp2Session, l: FrontDoor
   session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
   let open = 0;
   let timer: NodeJS.Timeout | undefined;
+  // close() waits for streams, and a HEADERS frame left without END_HEADERS kept a session open for
+  // good: a session still open a headers timeout (at least 1 s) after its GOAWAY is destroyed
   const closeAfter = (ms: number) => {
-    if (ms > 0) timer = setTimeout(() => session.close(), ms);
+    if (ms > 0) timer = setTimeout(() => {
+      session.close();
+      timer = setTimeout(() => session.destroy(), Math.max(1000, l.headersTimeoutMs)).unref();
+    }, ms);
   };
   closeAfter(l.headersTimeoutMs);
   session.on('stream', (stream: http2.ServerHttp2Stream) => {
@@ -96,6 +101,12 @@ export function sniffConnections(h1: http.Server, h2: http2.Http2Server, l: Fron
         // PROTOCOL_ERROR). Before, the bytes went through a JS Duplex replaying the socket: a 32 MiB
         // SubmitProof over gRPC at 41-61 MB/s per client, most of the daemon's event loop in that
         // stream; on the native handle nghttp2 reads in C++ (scripts/measure-submit.mjs).
+        //
+        // The listener allows half-open sockets (for HTTP/1.1), but HTTP/2 has no half-closed
+        // connection: a client gone (FIN) must take its session, streams and uploads with it. Half-open,
+        // the socket stayed in CLOSE-WAIT for good, holding an upload's spool fd and .partial file.
+        socket.allowHalfOpen = false;
+        socket.once('end', () => socket.destroy());
         h2.emit('connection', socket);
       } else {
         serveH1.call(h1, socket);

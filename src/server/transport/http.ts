@@ -4,7 +4,7 @@
 // same handler: Connect-RPC's node adapter for the ProvingService (the token checked on the headers,
 // before the body; JSON decoded strictly), and GET /metrics, /healthz, /readyz and the dashboard
 // (dashboard/handler.ts: GET / and /dashboard/*) beside it, and for the other daemons of a fleet
-// GET /v1/fleet/witnesses/... (witness-serve.ts, behind the same token).
+// GET /v1/fleet/witnesses/... (witness-serve.ts, behind the same token and the fleet's secret).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -14,7 +14,7 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import { errorMessage, InputError } from '../../errors.js';
 import { ProvingService } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { answerEarly } from './answer-early.js';
-import { tokenMatches, unauthorized } from './auth.js';
+import { fleetSecretMatches, notFleet, tokenMatches, unauthorized } from './auth.js';
 import { DashboardHandler } from './dashboard/handler.js';
 import { buildSnapshot } from './dashboard/snapshot.js';
 import { h1Options, h2Options, limitServer, sniffConnections, superviseSession } from './front-door.js';
@@ -22,9 +22,11 @@ import type { RouteContext } from './routes.js';
 import { provingService } from './routes.js';
 import { recodeProtocolErrors, sendError, toConnectError } from './status-map.js';
 import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
-import { WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
-import { FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
+import { KEY_UPLOAD_PATH, keyUpload, WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
+import { FLEET_SECRET_HEADER, FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { serveSpooledWitness } from './witness-serve.js';
+import { isJsonRequest, jsonTooLarge, requestLimits, superviseBody, UploadSlots } from './request-limits.js';
+import { UPLOAD_WITNESS_PATH } from './upload-grpc.js';
 
 export interface HttpHooks {
   /** Undefined when ready, else why not. */
@@ -110,24 +112,47 @@ export interface Listener {
 
 export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
   const dashboard = new DashboardHandler({ token: c.cfg.token, assets: c.dashboardAssets, frame: () => buildSnapshot(c), log: c.log });
-  const rpc = connectNodeAdapter({
-    routes: (router: ConnectRouter) => router.service(ProvingService, provingService(c)),
-    requestGate: (ctx: HandlerContext) => recodeProtocolErrors(ctx, c.cfg.maxMessageBytes),
-    // a misspelt field ("requestID") or enum value would otherwise be dropped without a word
-    jsonOptions: { ignoreUnknownFields: false },
-    readMaxBytes: c.cfg.maxMessageBytes,
-    writeMaxBytes: c.cfg.maxMessageBytes,
-    fallback: fallback(c, hooks, dashboard),
-  });
+  const limits = requestLimits(c.cfg);
+  // JSON is decoded on the event loop (a 200 MB SubmitProof held it 1.45 s): JSON requests go through
+  // an adapter of their own whose read limit is limits.max_json_bytes
+  const adapter = (readMaxBytes: number, tooLarge?: typeof jsonTooLarge) =>
+    connectNodeAdapter({
+      routes: (router: ConnectRouter) => router.service(ProvingService, provingService(c)),
+      requestGate: (ctx: HandlerContext) => recodeProtocolErrors(ctx, readMaxBytes, tooLarge),
+      // a misspelt field ("requestID") or enum value would otherwise be dropped without a word
+      jsonOptions: { ignoreUnknownFields: false },
+      readMaxBytes,
+      writeMaxBytes: c.cfg.maxMessageBytes,
+      fallback: fallback(c, hooks, dashboard),
+    });
+  const rpcBinary = adapter(c.cfg.maxMessageBytes);
+  const rpcJson = limits.maxJsonBytes < c.cfg.maxMessageBytes ? adapter(limits.maxJsonBytes, jsonTooLarge) : rpcBinary;
+  const rpc = (req: Req, res: Res) => (isJsonRequest(req) ? rpcJson(req, res) : rpcBinary(req, res));
+  const slots = new UploadSlots(limits.maxUploadsPerConnection);
   const sockets = new Set<net.Socket>();
   const handler = (req: Req, res: Res) => {
+    superviseBody(req, limits.bodyTimeoutMs);
     // the one token check for RPCs, on the headers: a refused upload is never read
     const upload = req.method === 'POST' && (req.url ?? '').split('?')[0] === WITNESS_UPLOAD_PATH;
+    const keyPost = req.method === 'POST' && (req.url ?? '').split('?')[0] === KEY_UPLOAD_PATH;
     const fleetWitness = req.url?.startsWith(FLEET_WITNESS_PREFIX) === true;
-    if (c.cfg.token && (upload || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
-    if (upload) return void witnessUpload(c, req, res);
+    if (c.cfg.token && (upload || keyPost || fleetWitness || req.url?.startsWith(RPC_PREFIX)) && !tokenMatches(req.headers.authorization, c.cfg.token)) return answerEarly(req, res, toConnectError(unauthorized()));
+    // a witness is a job's private input: the clients' token alone does not fetch it
+    if (fleetWitness && !fleetSecretMatches(req.headers[FLEET_SECRET_HEADER], c.jobs.fleet?.secret)) return answerEarly(req, res, toConnectError(notFleet()));
     if (fleetWitness) return void serveSpooledWitness(c, req, res);
-    if (isGrpcUpload(req)) return void grpcWitnessUpload(c, req, res);
+    if (upload || keyPost || (req.url ?? '').split('?')[0] === UPLOAD_WITNESS_PATH) {
+      // each upload in flight holds a spool (or key) file: a connection has at most limits.max_uploads_per_connection
+      let release: (done: Promise<unknown>) => void;
+      try {
+        release = slots.take(req);
+      } catch (err) {
+        return answerEarly(req, res, toConnectError(err));
+      }
+      if (upload) return release(witnessUpload(c, req, res));
+      if (keyPost) return release(keyUpload(c, req, res));
+      if (isGrpcUpload(req)) return release(grpcWitnessUpload(c, req, res));
+      release(new Promise((resolve) => res.once('close', resolve)));
+    }
     rpc(req, res);
   };
   if (c.cfg.tlsCert) return tlsListener(c, handler, sockets, dashboard);

@@ -1,21 +1,20 @@
 // The ProvingService handlers: proto in, engine/JobService calls, proto out. Every error leaves as
 // a ConnectError built by status-map.ts, so the gRPC status, the HTTP status and the E_ code agree.
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { InputError, ResourceError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { KeyInfo, ProvingEngine } from '../../engine/api.js';
+import { checkKeyId } from '../../engine/key-ref.js';
 import type { Logger } from '../../log.js';
 import {
   EvictKeyResponseSchema, GetMetricsResponseSchema, GetTraceResponseSchema, JobReplySchema, ListKeysResponseSchema, ProvingService, WitnessUploadSchema, type GetStatusResponse, type SubmitProofRequest,
 } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
-import { uploadedKeysDir, type ServeConfig } from '../startup/config.js';
+import type { ServeConfig } from '../startup/config.js';
 import { eventToProto, jobRequestFromProto, jobToProto, keyToProto, statusToProto } from './convert.js';
 import type { DashboardAssets } from './dashboard/assets.js';
 import { checkConfined } from '../intake/file-access.js';
+import { loadUploadedKey } from './key-upload.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../journal/job-store.js';
 import { toConnectError } from './status-map.js';
@@ -49,6 +48,9 @@ function requireId(id: string, what: string): string {
 }
 
 async function loadKey(c: RouteContext, source: { case: 'path'; value: string } | { case: 'zkey'; value: Uint8Array } | { case: undefined; value?: undefined }, id: string): Promise<KeyInfo> {
+  // an id that looks like a path is only ever the key's own path as written: the engine would
+  // otherwise resolve the client's path (outside the key dirs, maybe) to compare files
+  if (id) await checkKeyId(id, source.case === 'path' ? source.value : '', async (a, b) => b !== '' && path.resolve(a) === path.resolve(b));
   if (source.case === 'path') {
     const real = (await checkConfined(source.value, c.cfg.keyDirs, 'key')).path;
     // the id defaults to the path as the client wrote it (absolute); the engine opens the real path
@@ -57,32 +59,7 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
     return info;
   }
   if (source.case !== 'zkey') throw new InputError('E_INVALID_ARG', 'LoadKey needs path or zkey (the .zkey bytes)');
-  const bytes = source.value;
-  if (bytes.length > c.cfg.maxKeyBytes) {
-    throw new InputError('E_LIMIT', `uploaded key is ${bytes.length} bytes, more than limits.max_key_bytes ${c.cfg.maxKeyBytes} (--max-key-bytes; a key on the daemon's disk loads by path, at any size)`);
-  }
-  const hex = createHash('sha256').update(bytes).digest('hex');
-  const dir = uploadedKeysDir(c.cfg);
-  const file = path.join(dir, `${hex}.zkey`);
-  const fresh = !existsSync(file);
-  if (fresh) {
-    try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(file, bytes, { mode: 0o600 });
-    } catch (cause) {
-      await rm(file, { force: true });
-      const code = (cause as NodeJS.ErrnoException).code;
-      throw new ResourceError('E_UNAVAILABLE', `uploaded key: cannot store it in ${dir} (${code === 'ENOSPC' ? 'the disk is full' : code ?? cause}): the daemon's operator must fix the data dir`, { cause });
-    }
-  }
-  try {
-    const info = await c.engine.loadKey(file, { id: id || `sha256:${hex}` });
-    await c.store.putKey(info.id, file);
-    return info;
-  } catch (err) {
-    if (fresh) await rm(file, { force: true });
-    throw err;
-  }
+  return loadUploadedKey(c, [source.value], source.value.length, id);
 }
 
 /** GetStatus's answer: the engine's status with the daemon's version and journal counts (the

@@ -76,12 +76,13 @@ export function messageTooLarge(size: string | number | null | undefined, maxMes
 /**
  * Connect-RPC raises some errors itself, before any handler runs, with its own wording and codes:
  * an undecodable binary message is INTERNAL ("parse binary: ..."), a message over the limit names
- * its option readMaxBytes. Both are the client's input: E_INVALID_ARG, and the limit by cuzk's name.
+ * its option readMaxBytes. Both are the client's input: E_INVALID_ARG, and the limit by cuzk's name
+ * (`tooLarge`: limits.max_message_bytes, or for JSON requests limits.max_json_bytes).
  * Connect aborts the call's context with the error just before it encodes it, so this listener
  * (installed from the request gate) rewrites the error in place; api.test.ts and frontdoor.test.ts
  * check the result on every protocol.
  */
-export function recodeProtocolErrors(ctx: Pick<HandlerContext, 'signal' | 'method' | 'requestHeader'>, maxMessageBytes: number): void {
+export function recodeProtocolErrors(ctx: Pick<HandlerContext, 'signal' | 'method' | 'requestHeader'>, maxMessageBytes: number, tooLarge: (size: string | number | null | undefined, max: number) => string = messageTooLarge): void {
   ctx.signal.addEventListener('abort', () => {
     const err: unknown = ctx.signal.reason;
     if (!(err instanceof ConnectError) || err.metadata.has('cuzk-error-code')) return;
@@ -89,7 +90,7 @@ export function recodeProtocolErrors(ctx: Pick<HandlerContext, 'signal' | 'metho
     if (err.code === Code.Internal && err.rawMessage.startsWith('parse binary: ')) {
       message = `request is not a valid protobuf message (${err.rawMessage.slice('parse binary: '.length)})`;
     } else if (err.code === Code.ResourceExhausted && /readMaxBytes/.test(err.rawMessage)) {
-      message = messageTooLarge(/message size (\d+)/.exec(err.rawMessage)?.[1] ?? ctx.requestHeader.get('content-length'), maxMessageBytes);
+      message = tooLarge(/message size (\d+)/.exec(err.rawMessage)?.[1] ?? ctx.requestHeader.get('content-length'), maxMessageBytes);
     } else if (err.code === Code.InvalidArgument && /^cannot decode /.test(err.rawMessage)) {
       message = enumMessage(ctx.method.input, err.rawMessage) ?? err.rawMessage;
     }

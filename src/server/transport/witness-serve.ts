@@ -1,7 +1,8 @@
 // GET /v1/fleet/witnesses/<job id>/<n>: the n-th witness of a job this daemon accepted and spooled,
 // for the daemon of the fleet that claimed it (witness-fetch.ts). Witness bytes never go through the
 // database: the row names the spool file, its size and sha256, and the claimer fetches the bytes
-// here, with the fleet's token (checked in http.ts before this runs), and checks size and hash.
+// here, with the token and the fleet's secret from the store (both checked in http.ts before this
+// runs: a client holds the token, never the secret), and checks size and hash.
 // Only a spooled file (owned, in this daemon's spool dir) of a job that has not ended is served.
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
