@@ -77,7 +77,7 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
   return {
     backend: s.backend as EngineStatus['backend'],
     uptimeMs: num(s.uptimeMs),
-    devices: s.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: num(d.memoryTotal), memoryFree: num(d.memoryFree), currentJob: d.currentJob || undefined, utilisation: d.utilisation ?? null, healthy: !d.unhealthyReason, ...(d.unhealthyReason ? { unhealthyReason: d.unhealthyReason } : {}) })),
+    devices: s.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: num(d.memoryTotal), memoryFree: num(d.memoryFree), currentJob: d.currentJob || undefined, utilisation: d.utilisation ?? null, kernelMs: d.kernelMs ?? null, healthy: !d.unhealthyReason, ...(d.unhealthyReason ? { unhealthyReason: d.unhealthyReason } : {}) })),
     keys: s.keys.map(keyFromProto),
     queues: { critical: s.queues.critical ?? 0, high: s.queues.high ?? 0, normal: s.queues.normal ?? 0, low: s.queues.low ?? 0 },
     running: s.running,

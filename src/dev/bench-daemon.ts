@@ -1,8 +1,8 @@
 // The daemon under the in-process bench's stream (`cuzk bench --remote`, `npm run bench -- engine
 // --remote`): the same key, witness, warm-up and job count, sent by `clients` concurrent SDK clients
 // (one job in flight each: submit, then await), over gRPC and then over Connect. Per protocol:
-// proofs/s, submit→completed latency, GPU kernel utilisation from GetStatus (busy = utilisation ×
-// uptime per device, the delta over the window), submit MB/s (witness bytes / time inside submit
+// proofs/s, submit→completed latency, GPU kernel utilisation from GetStatus (the difference of each
+// device's cumulative kernel_ms over the window, / the window's uptime), submit MB/s (witness bytes / time inside submit
 // calls), and every returned proof verified again here with cuzk's verifier: the daemon verified it
 // before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -119,8 +119,9 @@ async function pump(clients: CuzkClient[], job: Omit<SubmitRequest, 'key'>, key:
   return { warm, run };
 }
 
-/** Kernel-busy ms per GPU device as GetStatus lets it be computed. */
-const gpuBusyMs = (s: DaemonStatus) => s.devices.filter((d) => d.utilisation !== null).map((d) => d.utilisation! * s.uptimeMs);
+/** Kernel ms per GPU device since start, from GetStatus (utilisation x uptime over-counted: utilisation
+ * is over the time since the device's first proof, not the daemon's uptime; one window read 110%). */
+const gpuBusyMs = (s: DaemonStatus) => s.devices.filter((d) => d.kernelMs !== null).map((d) => d.kernelMs!);
 
 function verifyAll(vk: VerificationKey, proofs: ProofOutput[]): { verified: number; errors: string[] } {
   const vkBytes = encodeVerificationKey(vk);

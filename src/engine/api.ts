@@ -123,6 +123,8 @@ export interface DeviceStatus {
   currentJob?: string;
   /** Fraction of wall time kernels were running since start (from device events); null on the CPU. */
   utilisation: number | null;
+  /** Kernel ms since start (device events), cumulative; null on the CPU. */
+  kernelMs: number | null;
   /** False once a proof on it failed with E_DEVICE_LOST: it gets no more work (for the life of the engine). */
   healthy: boolean;
   /** Why it was marked unhealthy (that error's message); absent while healthy. */

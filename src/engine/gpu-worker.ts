@@ -113,6 +113,7 @@ export class DeviceLane {
       memoryFree: this.#memoryFree(),
       currentJob: this.#currentJob,
       utilisation: this.device < 0 || wall === 0 ? null : Math.min(1, this.#kernelMs / wall),
+      kernelMs: this.device < 0 ? null : this.#kernelMs,
       healthy: this.healthy,
       ...(this.#unhealthy === undefined ? {} : { unhealthyReason: this.#unhealthy }),
     };

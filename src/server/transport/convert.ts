@@ -78,7 +78,7 @@ export function statusToProto(s: EngineStatus, extra: { version: string; journal
   return create(GetStatusResponseSchema, {
     backend: s.backend,
     uptimeMs: big(s.uptimeMs),
-    devices: s.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: big(d.memoryTotal), memoryFree: big(d.memoryFree), currentJob: d.currentJob ?? '', utilisation: d.utilisation ?? undefined, unhealthyReason: d.healthy ? '' : (d.unhealthyReason || 'unhealthy') })),
+    devices: s.devices.map((d) => ({ id: d.id, name: d.name, memoryTotal: big(d.memoryTotal), memoryFree: big(d.memoryFree), currentJob: d.currentJob ?? '', utilisation: d.utilisation ?? undefined, kernelMs: d.kernelMs ?? undefined, unhealthyReason: d.healthy ? '' : (d.unhealthyReason || 'unhealthy') })),
     keys: s.keys.map(keyToProto),
     queues: { ...s.queues },
     running: s.running,
