@@ -10,6 +10,7 @@ import { ProvingService, SubmitProofRequestSchema, type SubmitProofRequest } fro
 import { priorityToProto } from '../rpc/enums.js';
 import { errorFromRpc, eventFromProto, jobFromProto, keyFromProto, statusFromProto, type DaemonStatus } from './convert.js';
 import { uploadOverGrpc } from './grpc-upload.js';
+import { uploadKeyOverH2, uploadKeyOverHttp } from './key-upload.js';
 import { INLINE_MAX_BYTES, UPLOAD_CHUNK_BYTES, uploadOverHttp, type HttpTarget } from './upload.js';
 
 export interface CuzkClientOptions {
@@ -161,10 +162,14 @@ export class CuzkClient {
     return this.#call(async () => Buffer.from((await this.#rpc.getTrace({ seconds })).traceJson).toString('utf8'));
   }
 
-  /** Registers a key by a path on the daemon's machine, or uploads .zkey bytes. */
+  /** Registers a key by a path on the daemon's machine, or uploads .zkey bytes (streamed as POST
+   * /v1/keys on the client's connection, never one LoadKey message: the daemon would hold it whole). */
   loadKey(source: { path: string } | { zkey: Uint8Array }, id?: string): Promise<KeyInfo> {
-    const src = 'path' in source ? { case: 'path' as const, value: source.path } : { case: 'zkey' as const, value: source.zkey };
-    return this.#call(async () => keyFromProto(await this.#rpc.loadKey({ source: src, id: id ?? '' })));
+    if ('zkey' in source) {
+      const zkey = source.zkey;
+      return this.#call(() => (this.#session ? uploadKeyOverH2({ session: this.#session, token: this.#token }, id ?? '', zkey) : uploadKeyOverHttp(this.#http, id ?? '', zkey)));
+    }
+    return this.#call(async () => keyFromProto(await this.#rpc.loadKey({ source: { case: 'path', value: source.path }, id: id ?? '' })));
   }
 
   evictKey(id: string): Promise<void> {

@@ -3,7 +3,6 @@
 // must not be read, and the answer must not say what is there); key ids that shadow another key's
 // path, or that are megabytes long; identical key uploads at once.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
@@ -11,6 +10,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
 import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { swappedWitness, toFifo, toSymlink } from '../helpers/hostile.js';
+import { rss } from '../helpers/proc-usage.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const pos = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
@@ -45,17 +46,7 @@ describe('cuzk serve: witness files swapped after submit', () => {
     rmSync(keys, { recursive: true, force: true });
   });
 
-  /** Submits `name` (a good witness in the input dir) while the queue is paused, lets `swap` replace
-   * it, resumes, and returns the job once it ends (or what it was after 15 s). */
-  async function swapped(name: string, swap: (p: string) => void) {
-    const p = path.join(inputs, name);
-    copyFileSync(wtnsPath, p);
-    await client.pauseQueue();
-    const { job } = await client.submit({ key, witnessFiles: [p] });
-    swap(p);
-    await client.resumeQueue();
-    return client.await(job.id, 15_000);
-  }
+  const swapped = (name: string, swap: (p: string) => void) => swappedWitness(client, key, wtnsPath, path.join(inputs, name), swap);
 
   it('a FIFO in place of the file fails its job; the daemon stays responsive', LIMIT, async () => {
     const fifo = path.join(inputs, 'swap.wtns');
@@ -66,10 +57,7 @@ describe('cuzk serve: witness files swapped after submit', () => {
       try { writeFileSync(fifo, ''); } catch { /* gone */ }
     }, 20_000);
     try {
-      const job = await swapped('swap.wtns', (p) => {
-        unlinkSync(p);
-        execFileSync('mkfifo', [p]);
-      });
+      const job = await swapped('swap.wtns', toFifo);
       assert.equal(unstuck, false, 'the daemon froze in open(2) on the FIFO until the test opened it for writing');
       assert.equal(job.state, 'failed');
       assert.equal(job.error?.code, 'E_INVALID_ARG');
@@ -86,10 +74,7 @@ describe('cuzk serve: witness files swapped after submit', () => {
     writeFileSync(path.join(outside, 'secret'), 'root:x:0:0\n');
     const answers: string[] = [];
     for (const [name, target] of [['link-wtns.wtns', 'other.wtns'], ['link-secret.wtns', 'secret']] as const) {
-      const job = await swapped(name, (p) => {
-        unlinkSync(p);
-        symlinkSync(path.join(outside, target), p);
-      });
+      const job = await swapped(name, toSymlink(path.join(outside, target)));
       assert.equal(job.state, 'failed', `${name}: ${JSON.stringify(job)}`);
       assert.equal(job.error?.code, 'E_INVALID_ARG');
       assert.equal(job.proofs, undefined);
@@ -193,13 +178,12 @@ describe('cuzk serve: witness files swapped after submit', () => {
 
   it('POST /v1/keys streams a large key to disk (never held whole); one over limits.max_key_bytes is refused unread', LIMIT, async () => {
     const pid = d.proc.pid!;
-    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
     const zkey = readFileSync(key);
     const MiB = 1024 * 1024;
-    const before = rss();
+    const before = rss(pid);
     const bodies = [0, 1, 2].map((i) => Buffer.concat([zkey, Buffer.from(`post ${i} ${process.pid}`), Buffer.alloc(64 * MiB)]));
     const answers = await Promise.all(bodies.map((b, i) => fetch(`${d.url}/v1/keys?id=posted-${i}`, { method: 'POST', body: b, headers: { 'content-type': 'application/octet-stream' } })));
-    const grown = rss() - before;
+    const grown = rss(pid) - before;
     for (const [i, r] of answers.entries()) {
       assert.equal(r.status, 200, await r.clone().text());
       const info = (await r.json()) as { id: string; path: string };

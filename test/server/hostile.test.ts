@@ -4,67 +4,23 @@
 // good client proves throughout. Timing bounds are what the bug would break by far: a leak keeps its
 // socket and .partial file for good, a missing timeout keeps a connection open for the test's 60 s.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import net from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { create, toBinary } from '@bufbuild/protobuf';
 import { CuzkClient } from '../../src/client/index.js';
-import { WitnessChunkSchema } from '../../src/rpc/gen/cuzk/v1/cuzk_pb.js';
 import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { closedWithin, h2Over, spoolFiles, startUpload as startStream, tcp, uploadHead } from '../helpers/hostile.js';
+import { rss, sockets } from '../helpers/proc-usage.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const pos = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
 const key = vectorFile(pos, 'circuit.zkey');
 const wtns = readFileSync(vectorFile(pos, 'witness.wtns')); // 16716 bytes
-const UPLOAD = '/cuzk.v1.ProvingService/UploadWitness';
 const LIMIT = { timeout: 90_000 };
 const MiB = 1024 * 1024;
 
-const sockets = (pid: number) => readdirSync(`/proc/${pid}/fd`).filter((f) => { try { return readlinkSync(`/proc/${pid}/fd/${f}`).startsWith('socket:'); } catch { return false; } }).length;
-const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-const closedWithin = (s: { once(e: 'close', f: () => void): unknown; destroyed: boolean }, ms: number) =>
-  new Promise<boolean>((resolve) => {
-    if (s.destroyed) return resolve(true);
-    const t = setTimeout(() => resolve(false), ms);
-    s.once('close', () => (clearTimeout(t), resolve(true)));
-  });
-
-/** The first 8 KB of an UploadWitness (a valid first chunk, its message cut short). */
-function uploadHead(): Buffer {
-  const msg = toBinary(WitnessChunkSchema, create(WitnessChunkSchema, { key, size: BigInt(wtns.length), data: wtns }));
-  const env = Buffer.alloc(5);
-  env.writeUInt32BE(msg.length, 1);
-  return Buffer.concat([env, msg]).subarray(0, 8192);
-}
-
-function tcp(address: string): Promise<net.Socket> {
-  const i = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    const s = net.connect(Number(address.slice(i + 1)), address.slice(0, i), () => resolve(s));
-    s.once('error', reject);
-  });
-}
-
-/** An h2 session over a socket the test can destroy (what a client that crashes does). */
-async function h2Over(d: DaemonProcess): Promise<{ session: http2.ClientHttp2Session; socket: net.Socket }> {
-  const socket = await tcp(d.address);
-  socket.on('error', () => {});
-  const session = http2.connect(d.url, { createConnection: () => socket });
-  session.on('error', () => {});
-  return { session, socket };
-}
-
-function startUpload(session: http2.ClientHttp2Session): http2.ClientHttp2Stream {
-  const st = session.request({ ':method': 'POST', ':path': UPLOAD, 'content-type': 'application/grpc', te: 'trailers' });
-  st.on('error', () => {});
-  st.resume();
-  st.write(uploadHead());
-  return st;
-}
-
-const spoolFiles = (d: DaemonProcess) => readdirSync(path.join(d.dataDir, 'spool'));
+const head = uploadHead(key, wtns);
+const startUpload = (session: http2.ClientHttp2Session) => startStream(session, head);
 
 describe('cuzk serve: hostile clients leave nothing behind', () => {
   let d: DaemonProcess;

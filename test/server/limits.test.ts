@@ -34,6 +34,15 @@ describe('cuzk serve: token', () => {
     assert.equal(((await caught(anon.status())) as CuzkError).code, 'E_UNAUTHORIZED');
     assert.equal(((await caught(wrong.prove({ key: multKey, witnesses: [multWtns] }))) as CuzkError).code, 'E_UNAUTHORIZED');
     assert.equal((await ok.prove({ key: multKey, witnesses: [multWtns] })).state, 'completed');
+    // key bytes go as POST /v1/keys, beside the RPCs, under the same token (gRPC and Connect)
+    const zkey = readFileSync(multKey);
+    for (const protocol of ['grpc', 'connect'] as const) {
+      const [no, yes] = [new CuzkClient({ address: d.address, token: 'nope', protocol }), new CuzkClient({ address: d.address, token: TOKEN, protocol })];
+      assert.equal(((await caught(no.loadKey({ zkey }, `k-${protocol}`))) as CuzkError).code, 'E_UNAUTHORIZED', protocol);
+      assert.equal((await yes.loadKey({ zkey }, `k-${protocol}`)).id, `k-${protocol}`);
+      no.close();
+      yes.close();
+    }
     const r = await fetch(`${d.url}/cuzk.v1.ProvingService/GetStatus`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(r.status, 401);
     assert.equal((await fetch(`${d.url}/metrics`)).status, 401);

@@ -25,7 +25,7 @@ import { grpcWitnessUpload, isGrpcUpload } from './upload-grpc.js';
 import { KEY_UPLOAD_PATH, keyUpload, WITNESS_UPLOAD_PATH, witnessUpload } from './upload-http.js';
 import { FLEET_SECRET_HEADER, FLEET_WITNESS_PREFIX } from '../fleet/witness-fetch.js';
 import { serveSpooledWitness } from './witness-serve.js';
-import { isJsonRequest, jsonTooLarge, requestLimits, superviseBody, UploadSlots } from './request-limits.js';
+import { isJsonRequest, jsonTooLarge, LoadKeyTurns, requestLimits, superviseBody, UploadSlots } from './request-limits.js';
 import { UPLOAD_WITNESS_PATH } from './upload-grpc.js';
 
 export interface HttpHooks {
@@ -38,6 +38,7 @@ type Req = Parameters<NodeHandlerFn>[0];
 type Res = Parameters<NodeHandlerFn>[1];
 
 const RPC_PREFIX = `/${ProvingService.typeName}/`;
+const LOAD_KEY_PATH = `${RPC_PREFIX}${ProvingService.method.loadKey.name}`;
 
 function sendJson(res: Res, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -129,6 +130,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
   const rpcJson = limits.maxJsonBytes < c.cfg.maxMessageBytes ? adapter(limits.maxJsonBytes, jsonTooLarge) : rpcBinary;
   const rpc = (req: Req, res: Res) => (isJsonRequest(req) ? rpcJson(req, res) : rpcBinary(req, res));
   const slots = new UploadSlots(limits.maxUploadsPerConnection);
+  const loadKeyTurns = new LoadKeyTurns();
   const sockets = new Set<net.Socket>();
   const handler = (req: Req, res: Res) => {
     superviseBody(req, limits.bodyTimeoutMs);
@@ -153,6 +155,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
       if (isGrpcUpload(req)) return release(grpcWitnessUpload(c, req, res));
       release(new Promise((resolve) => res.once('close', resolve)));
     }
+    if ((req.url ?? '').split('?')[0] === LOAD_KEY_PATH) return loadKeyTurns.run(req, res, () => rpc(req, res));
     rpc(req, res);
   };
   if (c.cfg.tlsCert) return tlsListener(c, handler, sockets, dashboard);

@@ -94,3 +94,42 @@ export function isJsonRequest(req: Req): boolean {
   const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || type === 'application/connect+json';
 }
+
+type Res = { once(event: 'close', f: () => void): unknown };
+
+/**
+ * LoadKey RPCs, one at a time daemon-wide. An old client's LoadKey carries the whole .zkey in its
+ * message, which the RPC library reads and decodes whole (twice its size held until the key is
+ * stored and loaded: 3 of 200 MB at once held +620 MB); the SDK now streams key bytes as POST
+ * /v1/keys. The others wait with their bodies unread (held back by HTTP/2 flow control or TCP's
+ * window), so old clients still load keys, in turn. A LoadKey by path has a body of a few hundred
+ * bytes, but gRPC announces no length, so it waits its turn too: key loads are heavy anyway.
+ * A request that announces a small body goes at once.
+ */
+export class LoadKeyTurns {
+  static readonly SMALL_BODY_BYTES = 64 << 10;
+  #busy = false;
+  readonly #waiting: (() => void)[] = [];
+
+  /** Calls `start` when `req` may be read; its turn ends when `res` closes. */
+  run(req: Req, res: Res, start: () => void): void {
+    const length = req.headers['content-length'];
+    if (length !== undefined && Number(length) <= LoadKeyTurns.SMALL_BODY_BYTES) return start();
+    let gone = false;
+    const go = () => {
+      if (gone) return this.#next(); // its client left while it waited
+      this.#busy = true;
+      res.once('close', () => this.#next());
+      start();
+    };
+    res.once('close', () => (gone = true));
+    if (this.#busy) this.#waiting.push(go);
+    else go();
+  }
+
+  #next(): void {
+    this.#busy = false;
+    const go = this.#waiting.shift();
+    if (go) go();
+  }
+}
