@@ -26,6 +26,9 @@ describe('partitions of one job', { timeout: 120_000 }, () => {
         }),
       },
     });
+    // a handle of the test's own for its whole life: a hang then ends as this test's timeout, naming it,
+    // never as an empty event loop (one full-suite run under memory pressure ended so, unexplained)
+    const alive = setInterval(() => undefined, 1000);
     try {
       const depth = e.maxRunning;
       assert.equal(depth, 2, 'the CPU core lane: one phase-2 slot plus one');
@@ -47,6 +50,7 @@ describe('partitions of one job', { timeout: 120_000 }, () => {
       assert.deepEqual(reached, [0, 1, 2, 3, 4, 5], 'in order');
       assert.ok(most <= depth, `at most ${depth} partitions held at once, saw ${most}`);
     } finally {
+      clearInterval(alive);
       await e.close();
     }
   });
