@@ -87,11 +87,10 @@ interface Sink {
  * clients again at once put a burst of simultaneous uploads, ten 32 MiB witnesses at 2^20, with
  * the GPU idle behind it, into every window: 0.56 s of a 13 s gRPC window on the H200.)
  */
-async function pump(clients: CuzkClient[], job: Omit<SubmitRequest, 'key'>, key: string, warmup: number, jobs: number, onDone: (done: number) => void, onWindow: () => void): Promise<{ warm: Sink; run: Sink }> {
+async function pump(clients: CuzkClient[], fields: Omit<SubmitRequest, 'key'>, key: string, warmup: number, jobs: number, onDone: (done: number) => void, onWindow: () => void): Promise<{ warm: Sink; run: Sink }> {
   const warm: Sink = { latencies: [], submitMs: [], errors: [], proofs: [] };
   const run: Sink = { latencies: [], submitMs: [], errors: [], proofs: [] };
   const n = warmup + jobs;
-  const jobFields = job;
   let next = 0;
   let warmDone = 0;
   let done = 0;
@@ -101,7 +100,7 @@ async function pump(clients: CuzkClient[], job: Omit<SubmitRequest, 'key'>, key:
       const sink = next++ < warmup ? warm : run;
       const t0 = performance.now();
       try {
-        let { job } = await client.submit({ key, ...jobFields });
+        let { job } = await client.submit({ key, ...fields });
         sink.submitMs.push(performance.now() - t0);
         while (job.state === 'queued' || job.state === 'running') job = await client.await(job.id); // each await ends at max_await_ms
         if (job.state === 'completed') {

@@ -308,8 +308,8 @@ export function benchRows(r: BenchResult): [string, string, string, string][] {
   const f = (x: number | null | undefined, d: number) => (x === null || x === undefined ? '-' : x.toFixed(d));
   const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(1)}%`);
   const second = r.off ?? r.inputs;
+  // inputs-fed / witness-fed (a pinned-off run has its own ratios)
   const ratioOf = (get: (s: StreamStats) => number | null): number | null | undefined => {
-    if (r.ratios) return undefined;
     if (!r.inputs) return undefined;
     const a = get(r.inputs), b = get(r.run);
     return a === null || b === null || b === 0 ? null : a / b;

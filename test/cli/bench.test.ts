@@ -82,10 +82,35 @@ describe('cuzk bench (CPU core)', () => {
     assert.match(r.stderr, /2 job\(s\) failed: E_PROOF_INVALID/);
   });
 
+  it('--inputs --generator: witness-fed and inputs-fed streams, the witness stage alone, every proof verified', async () => {
+    const r = await runCli(['bench', '--circuit', zkey, '--inputs', vectorFile(poseidon, 'input.json'), '--generator', vectorFile(poseidon, 'circuit.wasm'),
+      '--jobs', '3', '--warmup', '1', '--backend', 'cpu', '--threads', '2', '--witness-slots', '1', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const res = JSON.parse(r.stdout) as BenchResult & { ok: boolean };
+    assert.equal(res.ok, true);
+    assert.deepEqual([res.run.feed, res.run.completed, res.run.failed, res.run.witnessStage], ['witness', 3, 0, null]);
+    assert.deepEqual([res.inputs!.feed, res.inputs!.completed, res.inputs!.failed], ['inputs', 3, 0]);
+    assert.ok(res.inputs!.witnessStage!.msPerWitness > 0 && res.inputs!.witnessStage!.slots === 1, JSON.stringify(res.inputs!.witnessStage));
+    assert.deepEqual([res.witnessAlone!.kind, res.witnessAlone!.slots, res.witnessAlone!.count], ['wasm', 1, 32]);
+    assert.ok(res.witnessAlone!.witnessesPerSec > 0);
+  });
+
+  it('--partitions P: each job carries P witnesses, proofs/s counts proofs', async () => {
+    const r = await runCli(['bench', '--circuit', zkey, '--witness', vectorFile(poseidon, 'witness.wtns'), '--partitions', '3', '--jobs', '2', '--warmup', '0',
+      '--concurrency', '1', '--backend', 'cpu', '--threads', '2', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const res = JSON.parse(r.stdout) as BenchResult;
+    assert.deepEqual([res.run.completed, res.run.failed], [2, 0]);
+    const jobsPerSec = res.run.completed / (res.run.wallMs / 1000);
+    assert.ok(Math.abs(res.run.proofsPerSec - 3 * jobsPerSec) < 1e-6 * res.run.proofsPerSec, `${res.run.proofsPerSec} proofs/s for ${jobsPerSec} jobs/s`);
+  });
+
   it('bad options exit 2', async () => {
     for (const args of [['bench'], ['bench', '--size', '10', '--circuit', zkey], ['bench', '--circuit', zkey, '--witness', 'x', '--compare', 'gpu'],
       ['bench', '--circuit', zkey, '--witness', 'x', '--jobs', '0'], ['bench', '--size', '12', '--remote', 'self', '--compare', 'pinned:off'],
-      ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0']]) {
+      ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0'],
+      ['bench', '--circuit', zkey, '--inputs', vectorFile(poseidon, 'input.json')], ['bench', '--size', '12', '--inputs', vectorFile(poseidon, 'input.json'), '--generator', vectorFile(poseidon, 'circuit.wasm')],
+      ['bench', '--circuit', zkey, '--witness', 'x', '--partitions', '2', '--remote', 'self']]) {
       const r = await runCli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /E_INVALID_ARG/);
