@@ -183,10 +183,13 @@ CUZK_API uint64_t cuzk_gpu_key_bytes(const cuzk_key* key) {
   return bytes;
 }
 
-CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, cuzk_error* err) {
+CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, uint32_t streamed_sets,
+                                         uint64_t chunk_points, uint64_t chunk_records, cuzk_error* err) {
   return guard([&] {
     require(key != nullptr, "cuzk_gpu_key_upload: key is NULL");
-    with_curve(key->desc.curve, [&](auto c) { gpu_key_upload<decltype(c)>(*key, device); });
+    with_curve(key->desc.curve, [&](auto c) {
+      gpu_key_upload<decltype(c)>(*key, device, streamed_sets, chunk_points, chunk_records);
+    });
   }, err);
 }
 

@@ -1,6 +1,7 @@
-// Key residency on the GPU (key_gpu.cuh): the uploads, the masks of the points that count (a byte per
-// wire, so the witness MSMs drop the scalars of infinity points before their sort) and the table of
-// resident keys by (key, device).
+// Key placement on the GPU (key_gpu.cuh): the uploads of the resident sets, the masks of the points
+// that count (a byte per wire, so the witness MSMs drop the scalars of infinity points before their
+// sort; a streamed set's are marked chunk by chunk through a scratch buffer) and the table of placed
+// keys by (key, device).
 #include <map>
 #include <mutex>
 #include <utility>
@@ -29,28 +30,53 @@ void* upload(const uint8_t* src, size_t bytes) {
   return d;
 }
 
-// The wires whose point in |p1| or (when given) |p2| (n device points each) is not infinity.
-template <class D1, class D2 = D1>
-uint8_t* presence_mask(uint32_t n, const void* p1, const void* p2 = nullptr) {
+// m[i] |= point i of a set of n is not infinity: over its device points |dev|, else over its host
+// points |host| copied through a scratch buffer of |chunk| points at a time.
+template <class D>
+void mark_present(uint8_t* m, uint32_t n, const void* dev, const uint8_t* host, size_t chunk) {
+  using P = dev::daffine_t<D>;
+  if (n == 0) return;
+  if (dev) {
+    msm_gpu::mark_present_kernel<D><<<ceil_div(n, 256u), 256>>>(static_cast<const P*>(dev), n, m);
+    CUZK_CUDA_OK(cudaGetLastError());
+    return;
+  }
+  chunk = std::min<size_t>(std::max<size_t>(chunk, 1), n);
+  P* tmp = nullptr;
+  CUZK_CUDA_OK(cudaMalloc(&tmp, chunk * sizeof(P)));
+  cudaError_t e = cudaSuccess;
+  for (size_t p0 = 0; p0 < n && e == cudaSuccess; p0 += chunk) {
+    const uint32_t cnt = uint32_t(std::min<size_t>(chunk, n - p0));
+    e = cudaMemcpy(tmp, host + p0 * sizeof(P), cnt * sizeof(P), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) break;
+    msm_gpu::mark_present_kernel<D><<<ceil_div(cnt, 256u), 256>>>(tmp, cnt, m + p0);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  (void)cudaFree(tmp);
+  CUZK_CUDA_OK(e);
+}
+
+// A zeroed byte per wire, freed again when |fill| throws.
+template <class F>
+uint8_t* presence_mask(uint32_t n, F&& fill) {
   uint8_t* m = nullptr;
   CUZK_CUDA_OK(cudaMalloc(&m, std::max<size_t>(n, 1)));
-  cudaError_t e = cudaMemset(m, 0, n);
-  if (e == cudaSuccess && n) {
-    unsigned blocks = unsigned(ceil_div(n, 256u));
-    msm_gpu::mark_present_kernel<D1><<<blocks, 256>>>(static_cast<const dev::daffine_t<D1>*>(p1), n, m);
-    if (p2) msm_gpu::mark_present_kernel<D2><<<blocks, 256>>>(static_cast<const dev::daffine_t<D2>*>(p2), n, m);
-    e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  try {
+    CUZK_CUDA_OK(cudaMemset(m, 0, n));
+    fill(m);
+    CUZK_CUDA_OK(cudaDeviceSynchronize());
+  } catch (...) {
+    (void)cudaFree(m);
+    throw;
   }
-  if (e != cudaSuccess) (void)cudaFree(m);
-  CUZK_CUDA_OK(e);
   return m;
 }
 
 }  // namespace
 
 template <class C>
-std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device) {
+std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device, const key_placement_t& place) {
   std::lock_guard<std::mutex> lk(keys_mu);
   auto& slot = key_table()[{&key, device}];
   if (slot) return slot;
@@ -58,17 +84,25 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device) {
   const size_t g1 = sizeof(typename C::g1_affine_t), g2 = sizeof(typename C::g2_affine_t);
   auto kd = std::make_shared<key_dev_t>();
   kd->device = device;
+  kd->place = place;
+  const size_t chunk = size_t(place.chunk_points);
+  auto place_set = [&](key_set_t set, const uint8_t* src, size_t bytes) {
+    return kd->streams(set) ? nullptr : upload(src, bytes);
+  };
   try {
-    kd->a = upload(d.points_a, size_t(d.n_vars) * g1);
-    kd->b1 = upload(d.points_b1, size_t(d.n_vars) * g1);
-    kd->b2 = upload(d.points_b2, size_t(d.n_vars) * g2);
-    kd->c = upload(d.points_c, (size_t(d.n_vars) - d.n_public - 1) * g1);
-    kd->h = upload(d.points_h, size_t(d.domain_size) * g1);
+    kd->a = place_set(set_a, d.points_a, size_t(d.n_vars) * g1);
+    kd->b1 = place_set(set_b1, d.points_b1, size_t(d.n_vars) * g1);
+    kd->b2 = place_set(set_b2, d.points_b2, size_t(d.n_vars) * g2);
+    kd->c = place_set(set_c, d.points_c, (size_t(d.n_vars) - d.n_public - 1) * g1);
+    kd->h = place_set(set_h, d.points_h, size_t(d.domain_size) * g1);
     using D1 = gpu_t<typename C::g1>;
     using D2 = gpu_t<typename C::g2>;
-    kd->a_present = presence_mask<D1>(d.n_vars, kd->a);
-    kd->b_present = presence_mask<D1, D2>(d.n_vars, kd->b1, kd->b2);
-    synth_upload(key, kd->coefs);
+    kd->a_present = presence_mask(d.n_vars, [&](uint8_t* m) { mark_present<D1>(m, d.n_vars, kd->a, d.points_a, chunk); });
+    kd->b_present = presence_mask(d.n_vars, [&](uint8_t* m) {
+      mark_present<D1>(m, d.n_vars, kd->b1, d.points_b1, chunk);
+      mark_present<D2>(m, d.n_vars, kd->b2, d.points_b2, chunk);
+    });
+    synth_upload(key, kd->coefs, kd->streams(set_coefs) ? place.chunk_records : 0);
   } catch (...) {
     key_table().erase({&key, device});
     throw;
@@ -86,9 +120,14 @@ uint64_t gpu_key_bytes(const cuzk_key& key) {
 }
 
 template <class C>
-void gpu_key_upload(const cuzk_key& key, int device) {
+void gpu_key_upload(const cuzk_key& key, int device, uint32_t streamed, uint64_t chunk_points, uint64_t chunk_records) {
+  require((streamed & ~uint32_t(set_all)) == 0, "cuzk_gpu_key_upload: unknown bits in streamed_sets");
+  require(!(streamed & ~uint32_t(set_coefs)) || chunk_points > 0, "cuzk_gpu_key_upload: streamed points need chunk_points > 0");
+  require(!(streamed & set_coefs) || chunk_records > 0, "cuzk_gpu_key_upload: streamed coefficients need chunk_records > 0");
+  require(chunk_points < (uint64_t(1) << 31) && chunk_records < (uint64_t(1) << 32),
+          "cuzk_gpu_key_upload: chunk_points must be below 2^31 and chunk_records below 2^32");
   gpu_use_device(device);
-  (void)resident_key<C>(key, device);
+  (void)resident_key<C>(key, device, key_placement_t{streamed, chunk_points, chunk_records});
 }
 
 void gpu_key_evict(const cuzk_key* key, int device) {
@@ -103,9 +142,9 @@ void gpu_key_release(const cuzk_key* key) {
 }
 
 #define CUZK_KEY_GPU_INSTANTIATE(C)                                                  \
-  template std::shared_ptr<key_dev_t> resident_key<C>(const cuzk_key&, int);       \
-  template uint64_t gpu_key_bytes<C>(const cuzk_key&);                             \
-  template void gpu_key_upload<C>(const cuzk_key&, int);
+  template std::shared_ptr<key_dev_t> resident_key<C>(const cuzk_key&, int, const key_placement_t&); \
+  template uint64_t gpu_key_bytes<C>(const cuzk_key&);                                            \
+  template void gpu_key_upload<C>(const cuzk_key&, int, uint32_t, uint64_t, uint64_t);
 
 CUZK_KEY_GPU_INSTANTIATE(bn254)
 CUZK_KEY_GPU_INSTANTIATE(bls12_381)

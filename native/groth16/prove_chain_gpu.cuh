@@ -7,6 +7,7 @@
 #include "../msm/msm_gpu.cuh"
 #include "../ntt/ntt.cuh"
 #include "key_gpu.cuh"
+#include "msm_stream_gpu.cuh"
 #include "prove.hpp"
 #include "prove_timeline.cuh"
 #include "synth_gpu.cuh"
@@ -42,16 +43,20 @@ struct proof_buffers_t {
 };
 
 // Synthesis, transforms, H and the H MSM over the domain of n = 2^lg_n on |st|; records ev.syn and ev.ntt
-// (then opens |ntt_recorded|) and ev.h, and returns the H MSM once |st| has finished it.
+// (then opens |ntt_recorded|) and ev.h, and returns the H MSM once |st| has finished it. Streamed
+// coefficients and H points are read by chunks from the key's host memory (|h_host|: its H section).
 template <class C>
 jacobian_t<typename C::g1> main_chain(const key_dev_t& kd, const proof_buffers_t<typename C::fr_t>& buf,
                                       size_t n, uint32_t lg_n, cudaStream_t st, proof_events_t& ev,
-                                      gate_t& ntt_recorded, const volatile int32_t* cancel) {
+                                      gate_t& ntt_recorded, const volatile int32_t* cancel, const uint8_t* h_host) {
   using F = typename C::fr_t;
   using DF = gpu_t<F>;
   using groth16_detail::check_cancel;
   auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
-  synth_device<F>(kd.coefs, buf.w, buf.a, st);  // writes a ‖ b whole
+  {
+    dev_arena_t ar_syn(st);  // a streamed layout's staging ring
+    synth_device<F>(ar_syn, kd.coefs, buf.w, buf.a);  // writes a ‖ b whole
+  }
   ev.syn.record(st);
   mul_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(buf.c), dv(buf.a), dv(buf.b), n);
   CUZK_CUDA_LAUNCHED();
@@ -66,8 +71,16 @@ jacobian_t<typename C::g1> main_chain(const key_dev_t& kd, const proof_buffers_t
   ev.ntt.record(st);
   ntt_recorded.release();
   check_cancel(cancel, "msm_h");
-  const auto* h_pts = static_cast<const affine_t<typename C::g1>*>(kd.h);
-  jacobian_t<typename C::g1> h = msm_device<typename C::g1>(h_pts, reinterpret_cast<const uint8_t*>(buf.t), n, st);
+  using G1 = typename C::g1;
+  point_set_t<G1> h_set;
+  if (kd.streams(set_h)) h_set.host = reinterpret_cast<const affine_t<G1>*>(h_host);
+  else h_set.dev = static_cast<const affine_t<G1>*>(kd.h);
+  jacobian_t<G1> h;
+  {
+    dev_arena_t ar_h(st);
+    msm_sets<G1>(ar_h, reinterpret_cast<const uint8_t*>(buf.t), nullptr, n,
+                 kd.streams(set_h) ? size_t(kd.place.chunk_points) : 0, h_set, h);
+  }
   ev.h.record(st);
   CUZK_CUDA_OK(cudaStreamSynchronize(st));
   return h;

@@ -3,7 +3,7 @@
 // Only the witness is uploaded. Two sides run at once once it has arrived: the main chain on the
 // main stream (prove_chain_gpu.cuh: synthesis, transforms, H, the H MSM) and the witness MSMs on a
 // second stream and host thread (prove_witness_gpu.cuh); prove_timeline.cuh holds what they share.
-// The key stays resident between proofs (key_gpu.cu).
+// The key stays on the device between proofs (key_gpu.cu), its streamed sets in page-locked host memory.
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -72,7 +72,7 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
   std::thread w_thread;
   if (mode != overlap_t::serial) w_thread = std::thread(witness_side);
   try {
-    pts.g1[3] = main_chain<C>(*kd, buf, n, lg_n, st, ev, ntt_recorded, cancel);
+    pts.g1[3] = main_chain<C>(*kd, buf, n, lg_n, st, ev, ntt_recorded, cancel, d.points_h);
   } catch (...) {
     err.main = std::current_exception();
     ntt_recorded.release();

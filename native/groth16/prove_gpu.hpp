@@ -19,8 +19,10 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
                           uint8_t* proof_out, const volatile int32_t* cancel, prove_timings_t& tm);
 template <class C>
 uint64_t gpu_key_bytes(const cuzk_key& key);
+// Places the key on |device| (cuzk_gpu_key_upload): the sets whose bits are in |streamed| stay in host
+// memory and are read per proof in chunks of |chunk_points| points / |chunk_records| records.
 template <class C>
-void gpu_key_upload(const cuzk_key& key, int device);
+void gpu_key_upload(const cuzk_key& key, int device, uint32_t streamed, uint64_t chunk_points, uint64_t chunk_records);
 void gpu_key_evict(const cuzk_key* key, int device);
 void gpu_key_release(const cuzk_key* key);
 #else
@@ -33,7 +35,7 @@ inline void gpu_groth16_prove_ab(const cuzk_key&, int, const uint8_t*, const uin
 template <class C>
 inline uint64_t gpu_key_bytes(const cuzk_key&) { return 0; }
 template <class C>
-inline void gpu_key_upload(const cuzk_key&, int) { no_gpu_build(); }
+inline void gpu_key_upload(const cuzk_key&, int, uint32_t, uint64_t, uint64_t) { no_gpu_build(); }
 inline void gpu_key_evict(const cuzk_key*, int) {}
 inline void gpu_key_release(const cuzk_key*) {}
 #endif

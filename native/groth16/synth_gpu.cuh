@@ -5,27 +5,51 @@
 // vectors are byte-identical whatever order the terms are added in. Rows of at most synth_short_row
 // records take one thread, longer rows a warp (lanes stride the row, then a shuffle reduction), and
 // every row is written once (empty rows as zero), so the output needs no clearing and no atomics.
+// Streamed (a key placed with its coefficients streamed, key_gpu.cuh): the records stay in page-locked
+// host memory in the same CSR order, and each proof reads them by row ranges of at most about
+// chunk_records records through a staging ring (chunk_ring_gpu.cuh), rows [r0, r1) from records
+// [row_ptr[r0], row_ptr[r1]); the row offsets and the long-row list stay resident.
 #pragma once
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 #include "../curve/dev.cuh"
 #include "../util/gpu.hpp"
+#include "chunk_ring_gpu.cuh"
 #include "synth_layout.hpp"
 
 namespace cuzk {
 
 // The layout on one device; freed by its owner (the key table of groth16/prove_gpu.cu) on that device.
+// A streamed layout's row range: rows [row0, row1), records [rec0, rec1), long_rows[long0, long1).
+struct synth_chunk_t {
+  uint32_t row0, row1, rec0, rec1, long0, long1;
+};
+
 struct synth_dev_t {
   uint32_t* row_ptr = nullptr;
-  uint32_t* wire = nullptr;
+  uint32_t* wire = nullptr;  // device records (null when streamed)
   void* value = nullptr;
   uint32_t* long_rows = nullptr;
   uint32_t n_long = 0;
   uint32_t rows = 0;  // 2 × domain_size
+  // streamed: the records in page-locked host memory (cudaHostAlloc, once per placement), the row
+  // ranges and the most records one range holds (a staging slot's size)
+  uint32_t* host_wire = nullptr;
+  uint8_t* host_value = nullptr;
+  std::vector<synth_chunk_t> chunks;
+  uint64_t max_chunk_records = 0;
 
+  bool streamed() const { return host_wire != nullptr; }
   void free_all() {
     for (void* p : {static_cast<void*>(row_ptr), static_cast<void*>(wire), value, static_cast<void*>(long_rows)})
       if (p) (void)cudaFree(p);
-    row_ptr = wire = long_rows = nullptr;
+    for (void* p : {static_cast<void*>(host_wire), static_cast<void*>(host_value)})
+      if (p) (void)cudaFreeHost(p);
+    row_ptr = wire = long_rows = host_wire = nullptr;
     value = nullptr;
+    host_value = nullptr;
   }
 };
 
@@ -40,6 +64,7 @@ T* dev_alloc(size_t count, T*& slot) {
   return slot;
 }
 
+// |wire| and |value| hold the records from rec0 on (0 when resident, a chunk's first when streamed).
 template <class DF>
 __device__ __forceinline__ DF row_term(const uint32_t* __restrict__ wire, const DF* __restrict__ value,
                                        const DF* __restrict__ w, uint32_t k) {
@@ -47,16 +72,17 @@ __device__ __forceinline__ DF row_term(const uint32_t* __restrict__ wire, const 
   return x.is_zero() ? x : value[k] * x;  // most witness values are 0 or 1: skip the product for 0
 }
 
+// Rows [row0, row1).
 template <class DF>
 __global__ void synth_short_kernel(const uint32_t* __restrict__ row_ptr, const uint32_t* __restrict__ wire,
                                    const DF* __restrict__ value, const DF* __restrict__ w, DF* __restrict__ out,
-                                   uint32_t rows) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
+                                   uint32_t row0, uint32_t row1, uint32_t rec0) {
+  uint32_t r = row0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= row1) return;
   uint32_t b = row_ptr[r], e = row_ptr[r + 1];
   if (e - b > synth_short_row) return;  // the warp kernel's row
   DF acc = DF::zero();
-  for (uint32_t k = b; k < e; k++) acc += row_term(wire, value, w, k);
+  for (uint32_t k = b; k < e; k++) acc += row_term(wire, value, w, k - rec0);
   out[r] = acc;
 }
 
@@ -65,12 +91,12 @@ __global__ void synth_short_kernel(const uint32_t* __restrict__ row_ptr, const u
 template <class DF>
 __global__ void synth_long_kernel(const uint32_t* __restrict__ row_ptr, const uint32_t* __restrict__ wire,
                                   const DF* __restrict__ value, const DF* __restrict__ w, DF* __restrict__ out,
-                                  const uint32_t* __restrict__ long_rows, uint32_t n_long) {
+                                  const uint32_t* __restrict__ long_rows, uint32_t n_long, uint32_t rec0) {
   uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
   if (warp >= n_long) return;
   uint32_t r = long_rows[warp], e = row_ptr[r + 1];
   DF acc = DF::zero();
-  for (uint32_t k = row_ptr[r] + lane; k < e; k += 32) acc += row_term(wire, value, w, k);
+  for (uint32_t k = row_ptr[r] + lane; k < e; k += 32) acc += row_term(wire, value, w, k - rec0);
 #pragma unroll
   for (uint32_t off = 16; off > 0; off >>= 1) {
     DF o;
@@ -83,22 +109,49 @@ __global__ void synth_long_kernel(const uint32_t* __restrict__ row_ptr, const ui
 
 }  // namespace synth_detail
 
-// Builds the layout on the host threads and uploads it to the current device, window by window
-// (pageable copies: once per key and device). On an exception what was allocated is in |out|, for
-// its owner to free.
-inline void synth_upload(const cuzk_key& key, synth_dev_t& out) {
+// The row ranges of a streamed layout: consecutive rows while their records stay within
+// |chunk_records| (a single longer row is a range of its own), with each range's long rows.
+inline void synth_plan_chunks(const synth_layout_t& lay, uint64_t chunk_records, synth_dev_t& out) {
+  const uint32_t rows = uint32_t(lay.row_ptr.size() - 1);
+  size_t l = 0;
+  for (uint32_t r0 = 0, r1; r0 < rows; r0 = r1) {
+    r1 = r0 + 1;
+    while (r1 < rows && uint64_t(lay.row_ptr[r1 + 1]) - lay.row_ptr[r0] <= chunk_records) r1++;
+    synth_chunk_t ch{r0, r1, lay.row_ptr[r0], lay.row_ptr[r1], uint32_t(l), 0};
+    while (l < lay.long_rows.size() && lay.long_rows[l] < r1) l++;
+    ch.long1 = uint32_t(l);
+    out.max_chunk_records = std::max<uint64_t>(out.max_chunk_records, ch.rec1 - ch.rec0);
+    out.chunks.push_back(ch);
+  }
+}
+
+// Builds the layout on the host threads and places it on the current device: the records uploaded
+// window by window (|chunk_records| 0; pageable copies, once per key and device), or (streamed) kept
+// in page-locked host memory in row ranges of about |chunk_records| records. On an exception what was
+// allocated is in |out|, for its owner to free.
+inline void synth_upload(const cuzk_key& key, synth_dev_t& out, uint64_t chunk_records = 0) {
   using namespace synth_detail;
   synth_layout_t lay = synth_layout(key);
   const uint64_t n_rec = lay.row_ptr.back();
   out.rows = uint32_t(lay.row_ptr.size() - 1);
   out.n_long = uint32_t(lay.long_rows.size());
   dev_alloc(lay.row_ptr.size(), out.row_ptr);
-  dev_alloc(n_rec, out.wire);
-  if (n_rec) CUZK_CUDA_OK(cudaMalloc(&out.value, n_rec * synth_value_bytes));
   dev_alloc(lay.long_rows.size(), out.long_rows);
   CUZK_CUDA_OK(cudaMemcpy(out.row_ptr, lay.row_ptr.data(), lay.row_ptr.size() * 4, cudaMemcpyHostToDevice));
   if (out.n_long)
     CUZK_CUDA_OK(cudaMemcpy(out.long_rows, lay.long_rows.data(), size_t(out.n_long) * 4, cudaMemcpyHostToDevice));
+  if (chunk_records > 0) {
+    synth_plan_chunks(lay, chunk_records, out);
+    CUZK_CUDA_OK(cudaHostAlloc(reinterpret_cast<void**>(&out.host_wire), std::max<uint64_t>(n_rec, 1) * 4, 0));
+    CUZK_CUDA_OK(cudaHostAlloc(reinterpret_cast<void**>(&out.host_value), std::max<uint64_t>(n_rec, 1) * synth_value_bytes, 0));
+    lay.stream(key, [&](uint64_t first, uint64_t count, const uint32_t* wires, const uint8_t* values) {
+      std::memcpy(out.host_wire + first, wires, count * 4);
+      std::memcpy(out.host_value + first * synth_value_bytes, values, count * synth_value_bytes);
+    });
+    return;
+  }
+  dev_alloc(n_rec, out.wire);
+  if (n_rec) CUZK_CUDA_OK(cudaMalloc(&out.value, n_rec * synth_value_bytes));
   lay.stream(key, [&](uint64_t first, uint64_t count, const uint32_t* wires, const uint8_t* values) {
     CUZK_CUDA_OK(cudaMemcpy(out.wire + first, wires, count * 4, cudaMemcpyHostToDevice));
     CUZK_CUDA_OK(cudaMemcpy(static_cast<uint8_t*>(out.value) + first * synth_value_bytes, values,
@@ -106,21 +159,59 @@ inline void synth_upload(const cuzk_key& key, synth_dev_t& out) {
   });
 }
 
+namespace synth_detail {
+
+// Rows [row0, row1) and the listed long rows, from records starting at rec0 in |wire| / |value|.
+template <class DF>
+void synth_rows(const synth_dev_t& lay, const uint32_t* wire, const DF* value, const DF* dw, DF* out, uint32_t row0,
+                uint32_t row1, uint32_t rec0, const uint32_t* long_rows, uint32_t n_long, cudaStream_t st) {
+  if (row1 > row0) {
+    synth_short_kernel<DF><<<ceil_div(row1 - row0, 256), 256, 0, st>>>(lay.row_ptr, wire, value, dw, out, row0, row1, rec0);
+    CUZK_CUDA_LAUNCHED();
+  }
+  if (n_long == 0) return;
+  synth_long_kernel<DF><<<ceil_div(size_t(n_long) * 32, 256), 256, 0, st>>>(lay.row_ptr, wire, value, dw, out,
+                                                                              long_rows, n_long, rec0);
+  CUZK_CUDA_LAUNCHED();
+}
+
+}  // namespace synth_detail
+
 // a ‖ b (2 × domain_size elements at |ab|, Montgomery form) from the device witness |w| (n_vars
-// standard-form scalars), on |st|. |ab| may hold anything before: every element is written.
+// standard-form scalars), on |st| (its arena |ar| holds a streamed layout's staging ring). |ab| may
+// hold anything before: every element is written.
 template <class F>
-void synth_device(const synth_dev_t& lay, const uint8_t* w, F* ab, cudaStream_t st) {
+void synth_device(dev_arena_t& ar, const synth_dev_t& lay, const uint8_t* w, F* ab) {
   using namespace synth_detail;
   using DF = gpu_t<F>;
-  const DF* value = static_cast<const DF*>(lay.value);
+  cudaStream_t st = ar.stream();
   const DF* dw = reinterpret_cast<const DF*>(w);
   DF* out = reinterpret_cast<DF*>(ab);
-  synth_short_kernel<DF><<<ceil_div(lay.rows, 256), 256, 0, st>>>(lay.row_ptr, lay.wire, value, dw, out, lay.rows);
-  CUZK_CUDA_LAUNCHED();
-  if (lay.n_long == 0) return;
-  synth_long_kernel<DF><<<ceil_div(size_t(lay.n_long) * 32, 256), 256, 0, st>>>(lay.row_ptr, lay.wire, value, dw, out,
-                                                                                lay.long_rows, lay.n_long);
-  CUZK_CUDA_LAUNCHED();
+  if (!lay.streamed()) {
+    synth_rows<DF>(lay, lay.wire, static_cast<const DF*>(lay.value), dw, out, 0, lay.rows, 0, lay.long_rows, lay.n_long, st);
+    return;
+  }
+  // a slot: the chunk's wires, then (256-byte aligned) its values
+  const size_t values_at = (lay.max_chunk_records * 4 + 255) / 256 * 256;
+  chunk_ring_t ring(ar, values_at + lay.max_chunk_records * synth_value_bytes);
+  auto load = [&](size_t k) {
+    if (k >= lay.chunks.size()) return;
+    const synth_chunk_t& ch = lay.chunks[k];
+    const size_t cnt = ch.rec1 - ch.rec0;
+    ring.load(k, {{lay.host_wire + ch.rec0, cnt * 4, 0},
+                  {lay.host_value + size_t(ch.rec0) * synth_value_bytes, cnt * synth_value_bytes, values_at}});
+  };
+  load(0);
+  load(1);
+  for (size_t k = 0; k < lay.chunks.size(); k++) {
+    const synth_chunk_t& ch = lay.chunks[k];
+    ring.wait(k);
+    const uint8_t* slot = ring.slot(k);
+    synth_rows<DF>(lay, reinterpret_cast<const uint32_t*>(slot), reinterpret_cast<const DF*>(slot + values_at), dw, out,
+                   ch.row0, ch.row1, ch.rec0, lay.long_rows + ch.long0, ch.long1 - ch.long0, st);
+    ring.done(k);
+    load(k + 2);
+  }
 }
 
 }  // namespace cuzk

@@ -328,10 +328,26 @@ CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err);
  * coefficients in the GPU synthesis layout (row offsets, u32 wire and 32-byte value per record, the
  * long-row list at its largest), from the key's sizes alone; an upload allocates no more. */
 CUZK_API uint64_t cuzk_gpu_key_bytes(const cuzk_key* key);
-/* Makes the key's points and coefficients resident on |device| now (idempotent; the layout is
- * built on the CPU threads once per upload), or frees them there. CUZK_E_DEVICE_OOM when they do not
- * fit: nothing stays allocated, and the key's proofs belong on the CPU core. */
-CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, cuzk_error* err);
+/* The sets of a key that cuzk_gpu_key_upload may stream, one bit each. */
+#define CUZK_KEY_SET_A 1u
+#define CUZK_KEY_SET_B1 2u
+#define CUZK_KEY_SET_B2 4u
+#define CUZK_KEY_SET_C 8u
+#define CUZK_KEY_SET_H 16u
+#define CUZK_KEY_SET_COEFS 32u
+/* Places the key's points and coefficients on |device| now (idempotent: a key already there keeps
+ * its placement; the layout is built on the CPU threads once per upload), or frees them there
+ * (evict). The sets in |streamed_sets| (CUZK_KEY_SET_* bits; 0 = all resident, what a proof's first
+ * use places) are not uploaded: each proof reads them from the key's host memory (its sections,
+ * pinned in place, for points; for coefficients a page-locked copy of the GPU layout the call
+ * allocates, n_coefs x 36 bytes) in chunks of |chunk_points| points (> 0 when a point set is
+ * streamed) or about |chunk_records| records (> 0 when the coefficients are), each chunk's upload
+ * overlapped with the work on the chunk before; a proof then needs, beside its scratch, two staging
+ * chunks per streamed set that one of its MSMs reads. The proof is the same either way.
+ * The masks and the layout's row offsets are always resident. CUZK_E_DEVICE_OOM when the resident
+ * part does not fit: nothing stays allocated, and the key's proofs belong on the CPU core. */
+CUZK_API cuzk_status cuzk_gpu_key_upload(const cuzk_key* key, int32_t device, uint32_t streamed_sets,
+                                         uint64_t chunk_points, uint64_t chunk_records, cuzk_error* err);
 CUZK_API cuzk_status cuzk_gpu_key_evict(const cuzk_key* key, int32_t device, cuzk_error* err);
 
 /* Groth16 verification (snarkjs's equation). |vk| = alpha1 (G1) ‖ beta2 ‖ gamma2 ‖ delta2 (G2) ‖

@@ -95,7 +95,23 @@ export type JobEvent =
   | { type: 'state'; jobId: string; at: number; state: JobState; error?: { code: string; message: string } }
   | { type: 'phase'; jobId: string; at: number; phase: Phase; partition: number; ms: number; bytes?: number };
 
-export type Residency = 'gpu' | 'pinned' | 'host';
+/** Where a key is: on a GPU with every set resident ('gpu'), on a GPU with some sets streamed from its
+ * page-locked host memory per proof ('gpu-streamed', key-placement.ts), or in host memory only. */
+export type Residency = 'gpu' | 'gpu-streamed' | 'pinned' | 'host';
+
+/** A key's placement on one GPU (key-placement.ts). */
+export interface KeyDevicePlacement {
+  /** 'gpu:N' */
+  device: string;
+  mode: 'resident' | 'streamed';
+  /** The sets read from host memory per proof ('a', 'b1', 'b2', 'c', 'h', 'coefs'). */
+  streamed: string[];
+  /** Device bytes uploaded once, of the key's keyBytes; staging rings' bytes; points per chunk. */
+  residentBytes: number;
+  keyBytes: number;
+  stagingBytes: number;
+  chunkPoints: number;
+}
 
 export interface KeyInfo {
   id: string;
@@ -107,6 +123,8 @@ export interface KeyInfo {
   /** Host bytes the key holds (its points and coefficients). */
   bytes: number;
   residency: Residency;
+  /** Its placement on each GPU it is on (absent in host memory only). */
+  placements?: KeyDevicePlacement[];
   /** Jobs queued or running with this key. */
   users: number;
   loadedAt: number;
@@ -235,6 +253,12 @@ export interface EngineConfig {
   threads?: number;
   /** Byte limits of the one memory budget. Defaults: host 75% of RAM, pinned 50% of RAM, each GPU 90% of its memory. */
   memory?: { host?: number; pinned?: number; gpu?: number };
+  /** How keys are placed on GPUs (key-placement.ts): `keyResidency` 'auto' (default: resident when the
+   * key and a proof's scratch fit the GPU's budget, else its largest-working sets resident and the rest
+   * streamed from page-locked host memory per proof, else the CPU core), 'resident' (never streamed),
+   * 'streamed' (every set streamed: for tests and benchmarks); `streamChunkPoints` / `streamChunkRecords`
+   * the chunk lengths (default from the budget). */
+  gpu?: { keyResidency?: 'auto' | 'resident' | 'streamed'; streamChunkPoints?: number; streamChunkRecords?: number };
   /** Pinned pool on (default) or off (pageable heap buffers, to measure the difference). */
   pinned?: boolean;
   /** The pinned pool's size, grown in the background by growPool() in chunks of `chunkBytes` (at

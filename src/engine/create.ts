@@ -12,6 +12,7 @@ import { DEFAULT_SHARES, gpuLimitBytes } from './memory-shares.js';
 import { Engine } from './engine.js';
 import { DeviceLane } from './gpu-worker.js';
 import { KeyCache } from './key-cache.js';
+import { checkPlacementOptions } from './key-placement.js';
 import { EngineMetrics } from './metrics.js';
 import { PinnedPool } from './pinned-pool.js';
 import { SpanRecorder } from './spans.js';
@@ -32,6 +33,7 @@ export function resolveConfig(config: EngineConfig = {}): Required<Omit<EngineCo
       pinned: config.memory?.pinned ?? Math.floor(DEFAULT_SHARES.pinned * ram),
       gpu: config.memory?.gpu ?? 0, // 0 = each GPU's default share (budget.ts)
     },
+    gpu: config.gpu ?? {},
     pinned: config.pinned ?? true,
     pinnedPool: config.pinnedPool ?? {},
     maxQueue: config.maxQueue ?? 1024,
@@ -55,6 +57,8 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   if (cfg.backend === 'cuda' && gpus === 0) {
     throw new DeviceError('E_NO_DEVICE', `backend "cuda" was asked for but ${core.backend === 'cuda' ? 'no usable GPU was found' : 'the CUDA build is not loaded (build with nvcc present; CUZK_BACKEND=cuda)'}`);
   }
+  const placement = { residency: cfg.gpu.keyResidency, chunkPoints: cfg.gpu.streamChunkPoints, chunkRecords: cfg.gpu.streamChunkRecords };
+  checkPlacementOptions(placement);
   const limits: Request = { host: cfg.memory.host, pinned: cfg.memory.pinned };
   const lanes: DeviceLane[] = [];
   for (let d = 0; d < gpus; d++) {
@@ -81,7 +85,10 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
       log: logger,
       grow: { targetBytes: cfg.pinnedPool.targetBytes ?? 0, chunkBytes: cfg.pinnedPool.chunkBytes ?? DEFAULT_CHUNK, retryMs: cfg.pinnedPool.retryMs, beforeChunk: cfg.testHooks?.beforePoolChunk },
     }),
-    keys: new KeyCache(budget, { pinned: gpus > 0, idleMs: cfg.keyIdleMs, log: logger }),
+    keys: new KeyCache(budget, {
+      pinned: gpus > 0, idleMs: cfg.keyIdleMs, log: logger,
+      placement,
+    }),
     lanes,
     cpuLane,
     witnesses: new WitnessPool({ slots: witnessSlots(availableParallelism(), gpus > 0), ...cfg.witness, budget }),

@@ -353,6 +353,7 @@ export class Engine implements ProvingEngine {
         cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         openWitness: this.#p.config.openWitness ?? openWitnessFile,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
+        placeOn: (device) => this.#p.keys.placement(key, device),
       };
       // partitions in order, as many in flight as the lanes' pipeline holds (their slots plus one
       // each, as for separate jobs): all at once, every partition read its witness and waited for a

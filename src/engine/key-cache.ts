@@ -1,22 +1,33 @@
 // KeyCache: proving keys loaded once and shared by every job of their circuit. A key's host bytes
 // are reserved in the budget (pool 'pinned' when a GPU will read it, else 'host') before it is read;
-// on a GPU its points and coefficients (the synthesis layout) are uploaded once per device (reserved
-// in 'gpu:N', cuzk_gpu_key_bytes) and stay there. Keys in use are never evicted; idle ones go
+// on a GPU its points and coefficients (the synthesis layout) are placed once per device by
+// key-placement.ts's plan (reserved in 'gpu:N': the resident part and the staging rings; a streamed
+// key's page-locked copy of its coefficients in the host pool) and stay there. Keys in use are never evicted; idle ones go
 // least-recently-used first when the budget needs their memory (a reclaimer), after keyIdleMs when
 // set, or on request. One file is one entry whatever its ids: a second id for a loaded file is
 // another name of the same entry (the key read and held once), gone from the budget with its last.
 import path from 'node:path';
 import { CuzkError, InputError } from '../errors.js';
 import { log, type Logger } from '../log.js';
-import type { KeyInfo, Residency } from './api.js';
+import type { KeyDevicePlacement, KeyInfo, Residency } from './api.js';
 import type { MemoryBudget, PoolName, Reservation } from './budget.js';
+import { deviceScratchBytes, placeKey, type KeyPlacement, type KeyShape, type PlacementOptions } from './key-placement.js';
 import { looksLikeKeyPath } from './key-ref.js';
 import { ProvingKey } from './proving-key.js';
 
 interface DeviceSlot {
   reservation?: Reservation;
+  placement?: KeyPlacement;
   upload: Promise<void>;
 }
+
+/** The sizes placeKey reads, from a loaded key's header. */
+export function keyShape(key: ProvingKey): KeyShape {
+  const h = key.header;
+  return { g1Bytes: 2 * h.n8q, g2Bytes: 4 * h.n8q, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize, nCoefs: h.nCoefs };
+}
+
+const MiB = 2 ** 20;
 
 export interface KeyEntry {
   readonly id: string;
@@ -36,10 +47,12 @@ export class KeyCache {
   readonly #pinned: boolean;
   readonly #idleMs: number;
   readonly #log: Logger;
+  readonly #placement: PlacementOptions;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(budget: MemoryBudget, opts: { pinned: boolean; idleMs: number; log?: Logger }) {
+  constructor(budget: MemoryBudget, opts: { pinned: boolean; idleMs: number; log?: Logger; placement?: PlacementOptions }) {
     this.#budget = budget;
+    this.#placement = opts.placement ?? {};
     this.#log = opts.log ?? log;
     this.#pinned = opts.pinned;
     this.#idleMs = opts.idleMs;
@@ -117,7 +130,15 @@ export class KeyCache {
     return e.loading;
   }
 
-  /** Makes the key's points resident on GPU `device` (once; concurrent callers share the upload). */
+  /** How `key` would be placed on GPU `device` under its budget beside one proof's scratch; undefined
+   * when it cannot be (its proofs belong on another lane). */
+  placement(key: ProvingKey, device: number): KeyPlacement | undefined {
+    const h = key.header;
+    return placeKey(keyShape(key), this.#budget.status(`gpu:${device}`).limit, deviceScratchBytes(h.domainSize, h.nVars), this.#placement);
+  }
+
+  /** Places the key's points and coefficients on GPU `device` (once; concurrent callers share the
+   * upload): resident, or streamed from its host memory (placement()). E_DEVICE_OOM when it cannot be. */
   onDevice(e: KeyEntry, device: number, signal?: AbortSignal): Promise<void> {
     const have = e.devices.get(device);
     if (have) return have.upload;
@@ -125,8 +146,23 @@ export class KeyCache {
     if (!key) throw new CuzkError('E_INTERNAL', `key ${e.id} is not loaded`);
     const slot: DeviceSlot = { upload: Promise.resolve() };
     slot.upload = (async () => {
-      slot.reservation = await this.#budget.reserve({ [`gpu:${device}`]: key.native.gpuBytes }, `key ${e.id} on gpu:${device}`, signal);
-      await key.native.gpuUpload(device);
+      const place = this.placement(key, device);
+      if (!place) {
+        const h = key.header;
+        throw new CuzkError('E_DEVICE_OOM', `key ${e.id} does not fit gpu:${device}'s budget of ${this.#budget.status(`gpu:${device}`).limit} bytes, streamed or not (a proof's scratch alone is ${deviceScratchBytes(h.domainSize, h.nVars)})`);
+      }
+      const hostPool: PoolName = this.#pinned ? 'pinned' : 'host';
+      slot.reservation = await this.#budget.reserve(
+        { [`gpu:${device}`]: place.deviceBytes, ...(place.hostBytes > 0 ? { [hostPool]: place.hostBytes } : {}) },
+        `key ${e.id} on gpu:${device}`, signal);
+      slot.placement = place;
+      await key.native.gpuUpload(device, place);
+      if (place.mode === 'streamed') {
+        this.#log.info({
+          keyId: e.id, device: `gpu:${device}`, streamed: place.streamed, residentBytes: place.residentBytes, keyBytes: place.keyBytes,
+          stagingBytes: place.stagingBytes, chunkPoints: place.chunkPoints, chunkRecords: place.chunkRecords, hostBytes: place.hostBytes,
+        }, `key ${e.id} streamed from pinned host memory on gpu:${device}: ${(place.residentBytes / MiB).toFixed(0)} of ${(place.keyBytes / MiB).toFixed(0)} MiB resident, chunks of ${place.chunkPoints} points`);
+      }
     })();
     slot.upload.catch(() => {
       if (e.devices.get(device) === slot) e.devices.delete(device);
@@ -165,11 +201,17 @@ export class KeyCache {
   info(e: KeyEntry, id = e.id): KeyInfo | undefined {
     const k = e.key;
     if (!k) return undefined;
-    const residency: Residency = e.devices.size > 0 ? 'gpu' : this.#pinned ? 'pinned' : 'host';
+    const placements: KeyDevicePlacement[] = [];
+    for (const [d, slot] of e.devices) {
+      const p = slot.placement;
+      if (p) placements.push({ device: `gpu:${d}`, mode: p.mode, streamed: p.streamed, residentBytes: p.residentBytes, keyBytes: p.keyBytes, stagingBytes: p.stagingBytes, chunkPoints: p.chunkPoints });
+    }
+    const residency: Residency = e.devices.size === 0 ? (this.#pinned ? 'pinned' : 'host')
+      : placements.some((p) => p.mode === 'streamed') ? 'gpu-streamed' : 'gpu';
     const h = k.header;
     return {
       id, path: e.path, curve: h.curve, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize,
-      bytes: k.bytes, residency, users: e.users, loadedAt: e.loadedAt, lastUsedAt: e.lastUsedAt,
+      bytes: k.bytes, residency, ...(placements.length ? { placements } : {}), users: e.users, loadedAt: e.loadedAt, lastUsedAt: e.lastUsedAt,
     };
   }
 

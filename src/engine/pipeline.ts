@@ -19,6 +19,7 @@ import { checkKeyUnchanged } from './checked-job.js';
 import type { MemoryBudget, Request } from './budget.js';
 import { lostLanes, servingLanes, type DeviceLane } from './gpu-worker.js';
 import type { Job } from './job.js';
+import { deviceScratchBytes, type KeyPlacement } from './key-placement.js';
 import type { PinnedPool, PooledBuffer } from './pinned-pool.js';
 import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof-bytes.js';
 import type { ProvingKey } from './proving-key.js';
@@ -39,6 +40,9 @@ export interface PipelineDeps {
   cpu: { tail: Promise<unknown> };
   /** Uploads the key to a device once (KeyCache.onDevice). */
   ensureOnDevice: (device: number, signal: AbortSignal) => Promise<void>;
+  /** The key's placement on GPU `device` under its budget (KeyCache.placement), undefined when it
+   * fits there neither resident nor streamed. */
+  placeOn: (device: number) => KeyPlacement | undefined;
   verify: boolean;
   testRandomness?: { r: bigint; s: bigint };
   testHooks?: EngineConfig['testHooks'];
@@ -47,10 +51,7 @@ export interface PipelineDeps {
   log: Logger;
 }
 
-/** Device scratch of one phase-2 call: A, B, C, T vectors, the witness, and two concurrent MSMs. */
-export function deviceScratchBytes(domainSize: number, nVars: number): number {
-  return 4 * domainSize * 32 + nVars * 32 + 2 * (domainSize * 64 + nVars * 16) + (128 << 20);
-}
+export { deviceScratchBytes };
 
 /** Device bytes of a key's coefficients in the GPU synthesis layout, as native synth_layout_bytes
  * counts them (part of cuzk_gpu_key_bytes): row offsets, a u32 wire and 32-byte value per record, and
@@ -72,14 +73,14 @@ export function cpuScratchBytes(domainSize: number): number {
 
 const warnedTooBig = new WeakSet<ProvingKey>();
 
-// The healthy lanes whose memory budget can hold the key (points and coefficients) and a proof's
-// scratch: GPUs, or the CPU core alone (on a machine without GPUs, for a key no GPU can hold, said
-// once per key in the log, or once every GPU is unhealthy). Which of them runs the proof is chosen at
-// phase 2, the least loaded. No healthy lane left: E_DEVICE_LOST.
-export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget' | 'log'>, key: ProvingKey): DeviceLane[] {
+// The healthy lanes whose memory budget can hold the key beside a proof's scratch, resident or
+// streamed (placeOn: key-placement.ts): GPUs, or the CPU core alone (on a machine without GPUs, for a
+// key no GPU can hold even streamed, said once per key in the log, or once every GPU is unhealthy).
+// Which of them runs the proof is chosen at phase 2, the least loaded. No healthy lane left: E_DEVICE_LOST.
+export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget' | 'log' | 'placeOn'>, key: ProvingKey): DeviceLane[] {
   const h = key.header;
   const healthy = deps.lanes.filter((l) => l.healthy);
-  const fits = healthy.filter((l) => l.device < 0 || deps.budget.status(`gpu:${l.device}`).limit >= key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars));
+  const fits = healthy.filter((l) => l.device < 0 || deps.placeOn(l.device) !== undefined);
   if (fits.length > 0) return fits;
   if (!deps.cpuLane.healthy) {
     throw new DeviceError('E_DEVICE_LOST', `no healthy device lane left for ${h.path} (${lostLanes(deps.lanes, deps.cpuLane)})`, { details: { ran: false } });
@@ -89,7 +90,7 @@ export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget'
     deps.log.warn({
       path: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
       gpuBudget: deps.lanes.map((l) => deps.budget.status(`gpu:${l.device}`).limit),
-    }, 'proving key too large for GPU memory: its proofs run on the CPU core');
+    }, 'proving key too large for GPU memory, even streamed: its proofs run on the CPU core');
   }
   return [deps.cpuLane];
 }

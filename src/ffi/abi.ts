@@ -134,7 +134,7 @@ export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean
     gpu_describe: f('cuzk_gpu_describe', 'int32_t', ['int32_t', koffi.out(koffi.pointer(cuzkGpuDesc)), E]),
     set_gpu_mode: f('cuzk_set_gpu_mode', 'int32_t', ['int32_t', E]),
     gpu_key_bytes: f('cuzk_gpu_key_bytes', 'uint64_t', [koffi.pointer(cuzkKey)]),
-    gpu_key_upload: f('cuzk_gpu_key_upload', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
+    gpu_key_upload: f('cuzk_gpu_key_upload', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', 'uint32_t', 'uint64_t', 'uint64_t', E]),
     gpu_key_evict: f('cuzk_gpu_key_evict', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', E]),
     groth16_verify: f('cuzk_groth16_verify', 'int32_t', ['int32_t', 'uint8_t *', 'uint8_t *', 'uint32_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), E]),
   };

@@ -162,10 +162,13 @@ export class NativeKey {
     return Number(loadCore().abi.gpu_key_bytes(this.#live()));
   }
 
-  /** Uploads the points and coefficients to GPU `device` (off the event loop); idempotent. */
-  gpuUpload(device: number): Promise<void> {
+  /** Places the points and coefficients on GPU `device` (off the event loop); idempotent (a key
+   * already there keeps its placement). `place` (default all resident): the CUZK_KEY_SET_* bits of
+   * the sets read from host memory per proof, in chunks of `chunkPoints` points / `chunkRecords` records. */
+  gpuUpload(device: number, place: { streamedBits: number; chunkPoints: number; chunkRecords: number } = { streamedBits: 0, chunkPoints: 0, chunkRecords: 0 }): Promise<void> {
     const h = this.#live();
-    return callAsync('cuzk_gpu_key_upload', (slot, cb) => loadCore().abi.gpu_key_upload.async(h, device, slot, cb));
+    return callAsync('cuzk_gpu_key_upload', (slot, cb) =>
+      loadCore().abi.gpu_key_upload.async(h, device, place.streamedBits, place.chunkPoints, place.chunkRecords, slot, cb));
   }
 
   gpuEvict(device: number): void {
