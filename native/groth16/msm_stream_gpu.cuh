@@ -28,7 +28,7 @@ template <class G>
 class set_chunks_t {
  public:
   set_chunks_t(dev_arena_t& ar, const point_set_t<G>& s, size_t n, size_t chunk) : s_(s), n_(n), chunk_(chunk) {
-    if (!s.dev) ring_ = std::make_unique<chunk_ring_t>(ar, chunk * sizeof(affine_t<G>));
+    if (!s.dev) ring_ = std::make_unique<chunk_ring_t>(ar, std::min(chunk, n) * sizeof(affine_t<G>));
   }
   void load(size_t k) {
     const size_t p0 = k * chunk_;
@@ -54,7 +54,8 @@ class set_chunks_t {
 
 // sum k_i·P1_i and (with |s2|) sum k_i·P2_i over the n 32-byte device scalars |d_scalars| on |ar|'s
 // stream, P1 and P2 chunked alike; |present| (device, may be null) the byte mask of the points that
-// count. |chunk| 0 (or >= n): one MSM over each whole set, which must then be resident. The first
+// count. |chunk| 0: one MSM over each whole set, which must then be resident (a streamed set has a
+// chunk length, and a set of at most one chunk is one chunk through its ring). The first
 // accumulation waits for |first_after| when given. Returns once the stream has finished.
 template <class G1, class G2 = G1>
 void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present, size_t n, size_t chunk,
@@ -66,7 +67,7 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
   out1 = jacobian_t<G1>::infinity();
   if (out2) *out2 = jacobian_t<G2>::infinity();
   if (n == 0) return;
-  if (chunk == 0 || chunk >= n) {
+  if (chunk == 0) {
     dev_arena_t ar_k(st);
     const msm_gpu::msm_scalars_t plan = msm_gpu::msm_scalars(ar_k, sc, n, present);
     if (s2) *out2 = msm_planned<G2>(ar_k, s2->dev, plan, first_after);
