@@ -56,6 +56,10 @@ Options: --jobs N            measured jobs (default 20)
          --upload-key        --remote: send the .zkey bytes instead of its path
          --partitions P      partitions per job, each the same witness (the PoRep shape; in process only)
          --witness-slots N   witnesses computed at once (default: the engine's rule, cores - 1 with a GPU, cores / 2 without)
+         --memory-gpu-bytes N  each GPU's memory budget (default 90% of its memory): below the key and a
+                             proof's scratch, the key is streamed from pinned host memory (in process only)
+         --key-residency auto|resident|streamed  how keys are placed on GPUs (default auto: resident
+                             when it fits, else streamed; streamed: every set, even when it fits)
          --inputs F          circuit inputs (input.json) for every job; needs --generator
          --generator GEN     the circuit's witness generator (.wasm or native)
          --json              the result as JSON on stdout`;
@@ -160,6 +164,12 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const threads = intFlag(flags, 'threads', 0, 0, 4096)!;
   const partitions = intFlag(flags, 'partitions', 1, 1, 1024)!;
   const witnessSlots = intFlag(flags, 'witness-slots', undefined, 1, 4096);
+  const gpuBytes = intFlag(flags, 'memory-gpu-bytes', undefined, 1, Number.MAX_SAFE_INTEGER);
+  const residency = strFlag(flags, 'key-residency');
+  if (residency !== undefined && residency !== 'auto' && residency !== 'resident' && residency !== 'streamed') {
+    throw new InputError('E_INVALID_ARG', `--key-residency must be auto, resident or streamed, got ${residency}`);
+  }
+  if ((gpuBytes !== undefined || residency !== undefined) && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes and --key-residency run in process only (not with --remote)');
   if (partitions > 1 && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--partitions runs in process only (not with --remote)');
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
@@ -184,7 +194,10 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const r = await benchEngine({
     zkey, witness, inputs, partitions, jobs, warmup, concurrency, tracePath,
     comparePinnedOff: compare !== undefined,
-    config: { backend, threads, ...(witnessSlots ? { witness: { slots: witnessSlots } } : {}) },
+    config: {
+      backend, threads, ...(witnessSlots ? { witness: { slots: witnessSlots } } : {}),
+      ...(gpuBytes !== undefined ? { memory: { gpu: gpuBytes } } : {}), ...(residency ? { gpu: { keyResidency: residency } } : {}),
+    },
     onProgress: progress(ctx),
   });
   if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
@@ -205,7 +218,14 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
 }
 
 const headline = (zkey: string, r: BenchResult) =>
-  `cuzk bench: ${zkey} (${r.run.key.curve}, domain 2^${Math.log2(r.run.key.domainSize)}, ${r.run.key.nVars} wires), ${r.run.backend} backend on ${r.run.lanes.join(', ')}`;
+  `cuzk bench: ${zkey} (${r.run.key.curve}, domain 2^${Math.log2(r.run.key.domainSize)}, ${r.run.key.nVars} wires, key ${placed(r.run.key)}), ${r.run.backend} backend on ${r.run.lanes.join(', ')}`;
+
+/** 'gpu', or 'gpu-streamed: X of Y MiB resident, chunks of Z points' (its first device's placement). */
+function placed(k: BenchResult['run']['key']): string {
+  const p = k.placements?.find((x) => x.mode === 'streamed');
+  if (!p) return k.residency;
+  return `${k.residency}: ${(p.residentBytes / 2 ** 20).toFixed(0)} of ${(p.keyBytes / 2 ** 20).toFixed(0)} MiB resident, ${p.streamed.join(' ')} streamed in chunks of ${p.chunkPoints} points`;
+}
 
 interface RemoteRun {
   /** The in-process run's --trace file; the daemon child's trace goes beside it (daemonTracePath). */

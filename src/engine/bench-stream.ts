@@ -62,7 +62,7 @@ export interface StreamStats extends RunCounts {
   pinned: boolean;
   backend: 'cpu' | 'cuda';
   lanes: string[];
-  key: Pick<KeyInfo, 'curve' | 'domainSize' | 'nVars'>;
+  key: Pick<KeyInfo, 'curve' | 'domainSize' | 'nVars' | 'residency' | 'placements'>;
   concurrency: number;
   /** Device time per proof: GPU kernel ms (device events) on GPUs, lane busy ms on the CPU core. */
   deviceMsPerProof: number;
@@ -205,7 +205,8 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
       pinned: st.pinnedPool.enabled,
       backend: st.backend,
       lanes: lanes.map((l) => `${l.id} ${l.name}`),
-      key: { curve: ki.curve, domainSize: ki.domainSize, nVars: ki.nVars },
+      // the key as placed (after the run: its upload is done)
+      key: (({ curve, domainSize, nVars, residency, placements }) => ({ curve, domainSize, nVars, residency, ...(placements ? { placements } : {}) }))(st.keys.find((k) => k.id === ki.id) ?? ki),
       jobs: opts.jobs,
       warmup,
       concurrency,

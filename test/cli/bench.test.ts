@@ -71,6 +71,7 @@ describe('cuzk bench (CPU core)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /proofs\/s\s+\d/);
     assert.match(r.stdout, /pool allocations after warm-up\s+0/);
+    assert.match(r.stdout, /wires, key (host|pinned)\), cpu backend/, 'the headline says where the key is');
   });
 
   it('counts failed jobs and exits 1 (a witness that violates the circuit)', async () => {
@@ -110,7 +111,9 @@ describe('cuzk bench (CPU core)', () => {
       ['bench', '--circuit', zkey, '--witness', 'x', '--jobs', '0'], ['bench', '--size', '12', '--remote', 'self', '--compare', 'pinned:off'],
       ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0'],
       ['bench', '--circuit', zkey, '--inputs', vectorFile(poseidon, 'input.json')], ['bench', '--size', '12', '--inputs', vectorFile(poseidon, 'input.json'), '--generator', vectorFile(poseidon, 'circuit.wasm')],
-      ['bench', '--circuit', zkey, '--witness', 'x', '--partitions', '2', '--remote', 'self']]) {
+      ['bench', '--circuit', zkey, '--witness', 'x', '--partitions', '2', '--remote', 'self'],
+      ['bench', '--size', '12', '--key-residency', 'sometimes'], ['bench', '--size', '12', '--memory-gpu-bytes', '0'],
+      ['bench', '--size', '12', '--memory-gpu-bytes', '1000000000', '--remote', 'self']]) {
       const r = await runCli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /E_INVALID_ARG/);
