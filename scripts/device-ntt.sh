@@ -6,8 +6,8 @@
 # bench (the ntt() entry, proofs at 2^20 and 2^24; proofs verified, 2^20 compared with the CPU core's)
 # with the old kernel and with the fastest candidate. A table last.
 # Prepared here: `CARRY_CORE=1 bash scripts/device-carry.sh` (the CUDA core, the selftest and the
-# CPU core, xz'd into build/carry, ~10 MB) and `npm run build:ts`, then run with
-#   carry [".device", "build/carry", "dist"]:  source .device/boot.sh && bash scripts/device-ntt.sh
+# CPU core, xz'd into build/carry), then run with
+#   carry [".device", "build/carry"]:  source .device/boot.sh && bash scripts/device-ntt.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
