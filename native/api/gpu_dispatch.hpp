@@ -25,7 +25,8 @@ bool gpu_msm_wanted(size_t n);
 // out = sum k_i·points[i]; |points| host affine (Montgomery), |scalars| n × 32-byte standard form.
 template <class G>
 bool gpu_msm_try(const affine_t<G>* points, const uint8_t* scalars, size_t n, jacobian_t<G>& out);
-// In place over 2^lg_n standard-form Fr elements (already checked < r), cuzk_ntt's flags.
+// In place over 2^lg_n standard-form Fr elements, cuzk_ntt's flags; an element not below r is
+// E_INVALID_ARG with |a| unchanged (checked on the device as the transform loads it).
 template <class F>
 bool gpu_ntt_try(F* a, uint32_t lg_n, uint32_t flags);
 // out[i] = k_i·base (fixed base, msm/fixed_base_gpu.cuh); host pointers, |base| canonical.

@@ -63,8 +63,7 @@ jacobian_t<typename C::g1> main_chain(const key_dev_t& kd, const proof_buffers_t
   F* const abc[3] = {buf.a, buf.b, buf.c};
   for (F* v : abc) {
     check_cancel(cancel, "ntt");
-    ntt_device<F>(v, buf.t, lg_n, true, false, false, st);   // evaluations -> coefficients
-    ntt_device<F>(buf.t, v, lg_n, false, true, false, st);   // -> evaluations on the odd coset
+    intt_coset_ntt_device<F>(v, buf.t, lg_n, st);  // evaluations -> coefficients -> on the odd coset
   }
   h_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(buf.t), dv(buf.a), dv(buf.b), dv(buf.c), n);
   CUZK_CUDA_LAUNCHED();

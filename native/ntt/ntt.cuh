@@ -1,12 +1,13 @@
 // GPU NTT over Fr, the transform of ntt/ntt.hpp (ffjavascript's Fr.fft / Fr.ifft, cuzk.h flags):
-// Gentleman-Sande (DIF) stages, natural order in and bit-reversed out; the last pass stores each
-// element at its natural-order place and applies the inverse's 1/n and coset powers (and Montgomery
-// conversion) on the way. The stages run in passes of up to 10 in shared memory (dif_pass_kernel): a
-// pass over stages lo..lo+k-1 touches each element once, so a 2^24 transform reads and writes memory 3
-// times, not 24. The forward coset scaling and the Montgomery conversion ride on the first pass's
-// loads. Twiddles come from one cached table T[k] = ω_N^k, k < N/2, of the largest size seen: stage m
-// reads ω_2m^j = T[j·N/2m], and inverse stages use ω_2m^-j = -ω_2m^(m-j). Powers g^j (coset) are two
-// small tables multiplied, cached per device and size like the twiddles.
+// Gentleman-Sande (DIF) stages, natural order in and bit-reversed out, in shared-memory passes
+// (ntt_pass.cuh); the last pass stores each element at its natural-order place and applies the
+// inverse's 1/n and coset powers on the way, the first applies the forward coset powers. Twiddles come
+// from one cached table T[k] = ω_N^k, k < N/2, of the largest size seen: stage m reads ω_2m^j =
+// T[j·N/2m], and inverse stages use ω_2m^-j = -ω_2m^(m-j). Powers g^j (coset) are two small tables
+// multiplied, cached per device, size and kind like the twiddles: nothing is computed, allocated or
+// waited for per transform once a size has been seen. Three entries: ntt_device (one transform,
+// device-resident), intt_coset_ntt_device (the proof's iNTT -> coset NTT, the iNTT's 1/n folded into
+// the coset powers), ntt_gpu_host (cuzk_ntt: upload, argument check on the device, download).
 #pragma once
 #include <cstring>
 #include <map>
@@ -16,6 +17,8 @@
 
 #include "../curve/dev.cuh"
 #include "../util/gpu.hpp"
+#include "../util/gpu_tuning.hpp"
+#include "ntt_pass.cuh"
 #include "roots.hpp"
 
 namespace cuzk {
@@ -40,136 +43,9 @@ struct pow_tables_t {
 };
 
 template <class DF>
-__device__ __forceinline__ DF pow_at(const DF* lo, const DF* hi, uint32_t lo_bits, uint32_t j) {
-  return lo[j & ((1u << lo_bits) - 1)] * hi[j >> lo_bits];
-}
-
-template <class DF>
-__global__ void pow_table_kernel(DF* out, size_t count, const DF* lo, const DF* hi, uint32_t lo_bits) {
+__global__ void pow_table_kernel(DF* out, size_t count, pow_ref_t<DF> t) {
   size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j < count) out[j] = pow_at(lo, hi, lo_bits, uint32_t(j));
-}
-
-constexpr uint32_t pass_threads = 256;
-
-// Shared-memory slot of tile element e: one spare slot per 8, so the threads of a warp in the low
-// stages (pairs 1, 2, 4 elements apart, 32-byte elements) spread over the banks.
-__device__ __forceinline__ uint32_t slot(uint32_t e) { return e + (e >> 3); }
-__host__ __device__ constexpr size_t pass_slots(size_t tile) { return tile + tile / 8; }
-
-// Optional work on a pass's loads (the first pass only): to Montgomery form, times g^index (coset).
-template <class DF>
-struct load_prep_t {
-  bool to_mont = false;
-  const DF *lo = nullptr, *hi = nullptr;
-  uint32_t lo_bits = 0;
-};
-
-// The last pass's stores (the transform's finish, so no separate permutation pass reads and writes
-// the vector again): element i goes to out[rev(i)] (natural order), times |c| (mode 1) or the tables
-// at rev(i) (mode 2: n^-1·g^-r for the inverse coset, n^-1 folded into hi), then from_mont if asked.
-// Null |out|: the pass writes back in place.
-template <class DF>
-struct store_prep_t {
-  DF* out = nullptr;
-  uint32_t lg_n = 0;
-  int mode = 0;
-  DF c;
-  const DF *lo = nullptr, *hi = nullptr;
-  uint32_t lo_bits = 0;
-  bool from_mont = false;
-};
-
-// Stages of half-size 2^(lo+k-1) .. 2^lo. Their butterflies pair elements that differ only in index
-// bits lo..lo+k-1, so the 2^k elements sharing the other bits are one independent group; a block takes
-// 2^lg_t groups with consecutive low bits (a tile of 2^k rows × 2^lg_t columns, so each row of the tile
-// is 2^lg_t adjacent elements in memory), runs the k stages in shared memory, and writes the tile back,
-// or (the last pass, |fin|.out) to the elements' final places. One butterfly per thread per stage:
-// running two or three stages per round trip in registers (4 or 8 elements a thread) measured 25% and
-// 140% slower at 2^24 (176-182 registers, too few warps for the multiply chains; bench/RESULTS.md).
-// 4 blocks per SM (<= 64 registers): 6.38 against 7.39 ms at 2^24 with the separate permutation pass.
-template <class DF>
-__global__ void __launch_bounds__(pass_threads, 4) dif_pass_kernel(DF* a, uint32_t lo, uint32_t k, uint32_t lg_t,
-                                                                   const DF* tw, uint32_t tw_lg, bool inverse,
-                                                                   load_prep_t<DF> prep, store_prep_t<DF> fin) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  DF* x = reinterpret_cast<DF*>(smem_raw);
-  const uint32_t cols = 1u << lg_t, tile = cols << k;
-  const uint32_t col_groups = (1u << lo) >> lg_t;
-  const size_t g_lo = blockIdx.x % col_groups, g_hi = blockIdx.x / col_groups;
-  const size_t base = (g_hi << (lo + k)) | (g_lo << lg_t);
-  for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
-    size_t addr = base + (size_t(e >> lg_t) << lo) + (e & (cols - 1));
-    DF v = a[addr];
-    if (prep.to_mont) v = v.to_mont();
-    if (prep.lo) v = v * pow_at(prep.lo, prep.hi, prep.lo_bits, uint32_t(addr));
-    x[slot(e)] = v;
-  }
-  __syncthreads();
-  for (uint32_t s = k; s-- > 0;) {
-    const uint32_t m = 1u << s, lgm = lo + s, shift = tw_lg - lgm - 1;
-    for (uint32_t t = threadIdx.x; t < tile / 2; t += blockDim.x) {
-      uint32_t col = t & (cols - 1), bt = t >> lg_t;
-      uint32_t j = bt & (m - 1), r = ((bt >> s) << (s + 1)) | j;
-      uint32_t iu = slot((r << lg_t) | col), iv = slot(((r + m) << lg_t) | col);
-      DF u = x[iu], v = x[iv];
-      uint32_t jg = (j << lo) | uint32_t((g_lo << lg_t) | col);  // index within the global stage
-      bool one = jg == 0;
-      DF w;
-      if (!one) w = tw[size_t(inverse ? (1u << lgm) - jg : jg) << shift];
-      DF sum = u + v, dif;
-      // inverse stages: (u - v)·ω^-j = (v - u)·ω^(m-j), as ω_2m^m = -1
-      if (one) dif = u - v;
-      else dif = (inverse ? v - u : u - v) * w;
-      x[iu] = sum;
-      x[iv] = dif;
-    }
-    __syncthreads();
-  }
-  for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
-    size_t addr = base + (size_t(e >> lg_t) << lo) + (e & (cols - 1));
-    DF v = x[slot(e)];
-    if (!fin.out) {
-      a[addr] = v;
-      continue;
-    }
-    uint32_t r = fin.lg_n ? __brev(uint32_t(addr)) >> (32 - fin.lg_n) : 0;
-    if (fin.mode == 1) v = v * fin.c;
-    else if (fin.mode == 2) v = v * pow_at(fin.lo, fin.hi, fin.lo_bits, r);
-    if (fin.from_mont) v = v.from_mont();
-    fin.out[r] = v;
-  }
-}
-
-// The passes of a 2^lg_n transform: as few as possible (<= 10 stages, 2 columns; the last pass, over
-// contiguous elements, <= 11 stages, 1 column), with the stages spread evenly; the last stores
-// through |fin|.
-template <class DF>
-void dif_passes(DF* a, uint32_t lg_n, const DF* tw, uint32_t tw_lg, bool inverse, load_prep_t<DF> prep,
-                const store_prep_t<DF>& fin, cudaStream_t st) {
-  constexpr uint32_t max_smem = uint32_t(pass_slots(size_t(1) << 11) * sizeof(DF));
-  static_assert(max_smem <= 227 * 1024, "an 11-stage tile must fit in shared memory");
-  static bool attr_set[64] = {};  // the attribute is per device; setting it twice is harmless
-  int device = 0;
-  CUZK_CUDA_OK(cudaGetDevice(&device));
-  if (!attr_set[device & 63]) {
-    CUZK_CUDA_OK(cudaFuncSetAttribute(dif_pass_kernel<DF>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-    attr_set[device & 63] = true;
-  }
-  uint32_t npass = lg_n <= 11 ? 1 : 1 + (lg_n - 11 + 9) / 10;
-  uint32_t base = lg_n / npass, rem = lg_n % npass, done = 0;  // stages already run, from the top
-  for (uint32_t p = 0; p < npass; p++) {
-    uint32_t k = base + (p + 1 == npass ? (rem > 0 ? 1 : 0) : (p + 1 < rem ? 1 : 0));
-    uint32_t lo = lg_n - done - k, lg_t = lo == 0 ? 0 : 1;
-    size_t tile = size_t(1) << (k + lg_t);
-    unsigned blocks = unsigned((size_t(1) << lg_n) / tile);
-    unsigned threads = unsigned(std::min<size_t>(pass_threads, std::max<size_t>(tile / 2, 1)));
-    dif_pass_kernel<DF><<<blocks, threads, pass_slots(tile) * sizeof(DF), st>>>(
-        a, lo, k, lg_t, tw, tw_lg, inverse, p == 0 ? prep : load_prep_t<DF>{},
-        p + 1 == npass ? fin : store_prep_t<DF>{});
-    CUZK_CUDA_LAUNCHED();
-    done += k;
-  }
+  if (j < count) out[j] = pow_at<false>(t, uint32_t(j));
 }
 
 // The cached twiddle table of F on the current device for transforms up to 2^lg (one per device:
@@ -199,7 +75,7 @@ const gpu_t<F>* twiddles(uint32_t lg, uint32_t& tw_lg) {
     CUZK_CUDA_OK(cudaMallocAsync(&d_hi, pt.hi.size() * sizeof(DF), st));
     CUZK_CUDA_OK(cudaMemcpyAsync(d_lo, pt.lo.data(), pt.lo.size() * sizeof(DF), cudaMemcpyHostToDevice, st));
     CUZK_CUDA_OK(cudaMemcpyAsync(d_hi, pt.hi.data(), pt.hi.size() * sizeof(DF), cudaMemcpyHostToDevice, st));
-    pow_table_kernel<DF><<<ceil_div(count, 256), 256, 0, st>>>(d, count, d_lo, d_hi, pt.lo_bits);
+    pow_table_kernel<DF><<<ceil_div(count, 256), 256, 0, st>>>(d, count, pow_ref_t<DF>{d_lo, d_hi, pt.lo_bits});
     CUZK_CUDA_LAUNCHED();
     CUZK_CUDA_OK(cudaFreeAsync(d_lo, st));
     CUZK_CUDA_OK(cudaFreeAsync(d_hi, st));
@@ -211,96 +87,115 @@ const gpu_t<F>* twiddles(uint32_t lg, uint32_t& tw_lg) {
   return table;
 }
 
-template <class DF>
-struct coset_table_t {
-  const DF *lo = nullptr, *hi = nullptr;
-  uint32_t lo_bits = 0;
-};
+// Which powers a coset table holds: g^j (the forward coset), n^-1·g^-j (the inverse coset), or
+// n^-1·g^j (the proof's coset NTT after an iNTT that stored its coefficients unscaled).
+enum class coset_kind_t { forward, inverse, forward_over_n };
 
-// g^j (forward coset) or n^-1·g^-j (inverse coset), j < 2^lg, as two device tables per device and
-// size, made once (a few KiB each) and kept for the process: no upload or host wait per transform.
+// The powers of |kind|, j < 2^lg, as two device tables per device, size and kind, made once (a few
+// KiB each) and kept for the process: no upload or host wait per transform.
 template <class F>
-const coset_table_t<gpu_t<F>>& coset_tables(uint32_t lg, bool inverse) {
+pow_ref_t<gpu_t<F>> coset_tables(uint32_t lg, coset_kind_t kind) {
   using DF = gpu_t<F>;
   static std::mutex mu;
-  static std::map<std::tuple<int, uint32_t, bool>, coset_table_t<DF>> tables;
+  static std::map<std::tuple<int, uint32_t, coset_kind_t>, pow_ref_t<DF>> tables;
   int device = 0;
   CUZK_CUDA_OK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lk(mu);
-  auto it = tables.find({device, lg, inverse});
+  auto it = tables.find({device, lg, kind});
   if (it != tables.end()) return it->second;
-  F g = ntt_roots<F>::coset_gen(lg);
-  pow_tables_t<F> pt = inverse ? pow_tables_t<F>(g.inv(), lg, F::from_u64(uint64_t(1) << lg).inv())
-                               : pow_tables_t<F>(g, lg, F::one());
-  coset_table_t<DF> ct;
+  F g = ntt_roots<F>::coset_gen(lg), n_inv = F::from_u64(uint64_t(1) << lg).inv();
+  pow_tables_t<F> pt = kind == coset_kind_t::inverse ? pow_tables_t<F>(g.inv(), lg, n_inv)
+                       : kind == coset_kind_t::forward_over_n ? pow_tables_t<F>(g, lg, n_inv)
+                                                               : pow_tables_t<F>(g, lg, F::one());
   DF *d_lo, *d_hi;
   CUZK_CUDA_OK(cudaMalloc(&d_lo, pt.lo.size() * sizeof(DF)));
   CUZK_CUDA_OK(cudaMalloc(&d_hi, pt.hi.size() * sizeof(DF)));
   CUZK_CUDA_OK(cudaMemcpy(d_lo, pt.lo.data(), pt.lo.size() * sizeof(DF), cudaMemcpyHostToDevice));
   CUZK_CUDA_OK(cudaMemcpy(d_hi, pt.hi.data(), pt.hi.size() * sizeof(DF), cudaMemcpyHostToDevice));
-  ct.lo = d_lo;
-  ct.hi = d_hi;
-  ct.lo_bits = pt.lo_bits;
-  return tables.emplace(std::make_tuple(device, lg, inverse), ct).first->second;
+  pow_ref_t<DF> ct{d_lo, d_hi, pt.lo_bits};
+  tables.emplace(std::make_tuple(device, lg, kind), ct);
+  return ct;
+}
+
+// One transform of d_in into d_out (natural order both; d_in is overwritten as scratch), through
+// |prep| and with the inverse's finish: 1/n (mode 1), n^-1·g^-r (inverse coset), or none (|scaled|
+// false: the proof's iNTT, whose 1/n its coset NTT applies).
+template <class F>
+void transform(F* d_in, F* d_out, uint32_t lg_n, bool inverse, bool coset, bool scaled, load_prep_t<gpu_t<F>> prep,
+               cudaStream_t st, const ntt_variant_t& var) {
+  using DF = gpu_t<F>;
+  uint32_t tw_lg = 0;
+  const DF* tw = twiddles<F>(lg_n, tw_lg);
+  store_prep_t<DF> fin;
+  fin.out = reinterpret_cast<DF*>(d_out);
+  fin.lg_n = lg_n;
+  if (inverse && coset) {
+    fin.scale = coset_tables<F>(lg_n, coset_kind_t::inverse);
+    fin.mode = 2;
+  } else if (inverse && scaled) {
+    F c = F::from_u64(uint64_t(1) << lg_n).inv();
+    std::memcpy(&fin.c, &c, sizeof fin.c);
+    fin.mode = 1;
+  }
+  dif_passes<DF>(reinterpret_cast<DF*>(d_in), lg_n, tw, tw_lg, inverse, prep, fin, st, var);
 }
 
 }  // namespace ntt_gpu
 
 // The cuzk_ntt transform on the device: reads d_in (overwritten as scratch), writes d_out (must not
-// alias d_in). |std_io|: elements are standard form in and out (else Montgomery). Queued on |st|.
+// alias d_in), Montgomery or standard form alike (the transform is linear: see store_prep_t). Queued on
+// |st|; |tune| picks the pass kernel (a benchmark passes its own).
 template <class F>
-void ntt_device(F* d_in, F* d_out, uint32_t lg_n, bool inverse, bool coset, bool std_io, cudaStream_t st) {
+void ntt_device(F* d_in, F* d_out, uint32_t lg_n, bool inverse, bool coset, cudaStream_t st,
+                const gpu_tuning_t& tune = gpu_tuning()) {
   using namespace ntt_gpu;
-  using DF = gpu_t<F>;
-  DF* a = reinterpret_cast<DF*>(d_in);
-  size_t n = size_t(1) << lg_n;
-  uint32_t tw_lg = 0;
-  const DF* tw = twiddles<F>(lg_n, tw_lg);
-  load_prep_t<DF> prep;
-  prep.to_mont = std_io;
-  if (coset && !inverse) {
-    const coset_table_t<DF>& ct = coset_tables<F>(lg_n, false);
-    prep.lo = ct.lo;
-    prep.hi = ct.hi;
-    prep.lo_bits = ct.lo_bits;
-  }
-  store_prep_t<DF> fin;
-  fin.out = reinterpret_cast<DF*>(d_out);
-  fin.lg_n = lg_n;
-  fin.from_mont = std_io;
-  if (inverse) {
-    if (coset) {
-      const coset_table_t<DF>& ct = coset_tables<F>(lg_n, true);
-      fin.lo = ct.lo;
-      fin.hi = ct.hi;
-      fin.lo_bits = ct.lo_bits;
-      fin.mode = 2;
-    } else {
-      F c = F::from_u64(n).inv();
-      std::memcpy(&fin.c, &c, sizeof fin.c);
-      fin.mode = 1;
-    }
-  }
-  dif_passes<DF>(a, lg_n, tw, tw_lg, inverse, prep, fin, st);
+  load_prep_t<gpu_t<F>> prep;
+  if (coset && !inverse) prep.coset = coset_tables<F>(lg_n, coset_kind_t::forward);
+  transform<F>(d_in, d_out, lg_n, inverse, coset, true, prep, st, tune.ntt);
 }
 
-// In place on host memory (standard form in and out): upload, ntt_device, download.
+// The proof's transform of one vector (groth16/prove_chain_gpu.cuh): evaluations in |v| ->
+// coefficients (iNTT, stored unscaled into |scratch|) -> evaluations on the odd coset back in |v|,
+// the coset powers times n^-1: the same elements as ntt_device inverse then forward coset (the field's
+// products are exact), one multiply per element fewer.
+template <class F>
+void intt_coset_ntt_device(F* v, F* scratch, uint32_t lg_n, cudaStream_t st, const gpu_tuning_t& tune = gpu_tuning()) {
+  using namespace ntt_gpu;
+  transform<F>(v, scratch, lg_n, true, false, false, load_prep_t<gpu_t<F>>{}, st, tune.ntt);
+  load_prep_t<gpu_t<F>> prep;
+  prep.coset = coset_tables<F>(lg_n, coset_kind_t::forward_over_n);
+  transform<F>(scratch, v, lg_n, false, true, true, prep, st, tune.ntt);
+}
+
+// cuzk_ntt on the GPU, in place on host memory (standard form in and out): upload, the transform with
+// each element checked below r as the first pass loads it, and the download only when all were (so a
+// rejected call leaves |a| as it was). E_INVALID_ARG names the first problem as cuzk_ntt does.
 template <class F>
 void ntt_gpu_host(F* a, uint32_t lg_n, bool inverse, bool coset) {
+  using namespace ntt_gpu;
   size_t bytes = sizeof(F) << lg_n;
   gpu_stream_t st;
   dev_arena_t ar(st);
   F *d_in = ar.alloc<F>(size_t(1) << lg_n), *d_out = ar.alloc<F>(size_t(1) << lg_n);
+  load_prep_t<gpu_t<F>> prep;
+  prep.bad = ar.alloc<uint32_t>(1);
+  if (coset && !inverse) prep.coset = coset_tables<F>(lg_n, coset_kind_t::forward);
+  CUZK_CUDA_OK(cudaMemsetAsync(prep.bad, 0, sizeof(uint32_t), st));
   CUZK_CUDA_OK(cudaMemcpyAsync(d_in, a, bytes, cudaMemcpyHostToDevice, st));
-  ntt_device<F>(d_in, d_out, lg_n, inverse, coset, true, st);
+  transform<F>(d_in, d_out, lg_n, inverse, coset, true, prep, st, gpu_tuning().ntt);
+  uint32_t bad = 0;
+  CUZK_CUDA_OK(cudaMemcpyAsync(&bad, prep.bad, sizeof bad, cudaMemcpyDeviceToHost, st));
+  st.sync();
+  if (bad) fail(CUZK_E_INVALID_ARG, "cuzk_ntt: an element is not below r");
   CUZK_CUDA_OK(cudaMemcpyAsync(a, d_out, bytes, cudaMemcpyDeviceToHost, st));
   st.sync();
 }
 
 }  // namespace cuzk
 
-#define CUZK_NTT_GPU_EXTERN(F)                                                                 \
-  extern template void ntt_device<F>(F*, F*, uint32_t, bool, bool, bool, cudaStream_t); \
+#define CUZK_NTT_GPU_EXTERN(F)                                                                       \
+  extern template void ntt_device<F>(F*, F*, uint32_t, bool, bool, cudaStream_t, const gpu_tuning_t&); \
+  extern template void intt_coset_ntt_device<F>(F*, F*, uint32_t, cudaStream_t, const gpu_tuning_t&);  \
   extern template void ntt_gpu_host<F>(F*, uint32_t, bool, bool);
 namespace cuzk {
 CUZK_NTT_GPU_EXTERN(bn254_fr_t)

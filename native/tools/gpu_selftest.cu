@@ -1,6 +1,7 @@
 // gpu_selftest: the CUDA kernels checked against the CPU core (libcuzk_cpu.so loaded at run time, env
 // CUZK_CPU_LIB) and timed against shared/perf/h200.md's floors. Sections (argv, default all): field
-// inv msm ntt synth prove bench provebench fixedbase nttbench (the NTT timings alone) invbench. One line per check,
+// inv msm ntt synth prove bench provebench fixedbase nttbench (the NTT timings alone) invbench; and
+// only when named, nttcand (every NTT pass kernel checked and timed: selftest_ntt_cand.cuh) and kprof. One line per check,
 // a summary table last, exit 1 on any failure; env SEED.
 // Built only by tools/CMakeLists.txt, which defines CUZK_SELFTEST_MAIN (the library's *.cu glob
 // compiles this file to nothing).
@@ -12,6 +13,7 @@
 #include <execinfo.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -241,6 +243,7 @@ void bench_h2d() {
 
 #include "selftest_msm.cuh"
 #include "selftest_ntt.cuh"
+#include "selftest_ntt_cand.cuh"
 #include "selftest_inv.cuh"
 #include "selftest_synth.cuh"
 #include "selftest_groth16.cuh"
@@ -282,6 +285,7 @@ int main(int argc, char** argv) {
     if (on("msm")) test_msms(on("bench"));
     else if (on("bench")) test_msms(true, true);
     if (on("ntt") || on("bench") || on("nttbench")) test_ntts(on("ntt"), on("bench") || on("nttbench"));
+    if (want.find(" nttcand ") != std::string::npos) test_ntt_candidates();  // only when asked: ~1 min
     if (on("synth")) test_synths();
     if (on("prove") || on("provebench")) test_proves(on("provebench"));
     if (on("fixedbase")) test_fixed_base();

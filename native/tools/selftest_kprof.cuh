@@ -42,10 +42,10 @@ void kprof_ntt(unsigned lg) {
   CUZK_CUDA_OK(cudaMalloc(&d_in, n * sizeof(F)));
   CUZK_CUDA_OK(cudaMalloc(&d_out, n * sizeof(F)));
   CUZK_CUDA_OK(cudaMemcpy(d_in, a.data(), n * sizeof(F), cudaMemcpyHostToDevice));
-  ntt_device<F>(d_in, d_out, lg, false, false, false, st);
+  ntt_device<F>(d_in, d_out, lg, false, false, st);
   st.sync();
   CUZK_CUDA_OK(cudaProfilerStart());
-  ntt_device<F>(d_in, d_out, lg, true, true, false, st);
+  ntt_device<F>(d_in, d_out, lg, true, true, st);
   st.sync();
   CUZK_CUDA_OK(cudaProfilerStop());
   CUZK_CUDA_OK(cudaFree(d_in));

@@ -1,6 +1,7 @@
 // NTT section of tools/gpu_selftest.cu (included there): the GPU transform against the CPU core's
-// cuzk_ntt for all four flag combinations, and forward-transform timings (device-resident,
-// Montgomery in and out, CUDA events, median of 10 after 2 warm-ups).
+// cuzk_ntt for all four flag combinations and its argument check, and forward-transform timings
+// (device-resident, CUDA events, median of 10 after 2 warm-ups). selftest_ntt_cand.cuh: every
+// candidate pass kernel side by side.
 #pragma once
 
 template <class F>
@@ -8,6 +9,34 @@ void cpu_ntt(F* a, uint32_t lg, uint32_t flags) {
   cuzk_error e;
   ok_or_throw(cpu_ref_t::get().ntt(std::is_same_v<F, bn254_fr_t> ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381,
                                    reinterpret_cast<uint8_t*>(a), lg, flags, &e), e, "cuzk_ntt");
+}
+
+// cuzk_ntt's argument check, now on the device: an element equal to r (and one of all ones) is
+// E_INVALID_ARG with the vector as it was, at the first and the last index.
+template <class F>
+void check_ntt_rejects(const char* name, std::mt19937_64& g) {
+  const uint32_t lg = 12;
+  const size_t n = size_t(1) << lg;
+  std::vector<F> a(n), keep;
+  for (auto& v : a) rand_field(v, g);
+  for (size_t at : {size_t(0), n - 1})
+    for (int kind = 0; kind < 2; kind++) {
+      keep = a;
+      F bad;
+      std::memcpy(bad.l, F::params::p, sizeof bad.l);
+      if (kind == 1) std::memset(bad.l, 0xff, sizeof bad.l);
+      keep[at] = bad;
+      std::vector<F> sent = keep;
+      int code = 0;
+      try {
+        ntt_gpu_host<F>(sent.data(), lg, false, true);
+      } catch (const error& e) {
+        code = e.code;
+      }
+      bool ok = code == CUZK_E_INVALID_ARG && std::memcmp(sent.data(), keep.data(), n * sizeof(F)) == 0;
+      report(ok, std::string("ntt ") + name + " rejects " + (kind ? "all-ones" : "r") + " at index " +
+                     std::to_string(at) + " (E_INVALID_ARG, vector unchanged)");
+    }
 }
 
 template <class F>
@@ -34,6 +63,7 @@ void check_ntt_field(const char* name) {
       report(bad == 0, buf);
     }
   }
+  check_ntt_rejects<F>(name, g);
   size_t n = size_t(1) << 14;
   std::vector<F> a(n), cpu(n);
   for (auto& v : a) rand_field(v, g);
@@ -64,7 +94,7 @@ void bench_ntt_field(const char* name) {
     std::vector<double> ms;
     for (int rep = 0; rep < 12; rep++) {
       CUZK_CUDA_OK(cudaEventRecord(e0, st));
-      ntt_device<F>(d_in, d_out, lgs[k], false, false, false, st);
+      ntt_device<F>(d_in, d_out, lgs[k], false, false, st);
       CUZK_CUDA_OK(cudaEventRecord(e1, st));
       CUZK_CUDA_OK(cudaEventSynchronize(e1));
       float t;

@@ -19,6 +19,23 @@ enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2, acc_defa
 // When a GPU proof's witness MSMs start (groth16/prove_timeline.hpp).
 enum class overlap_t { streams, sort_beside, serial };
 
+// The NTT's pass kernel (ntt/ntt_pass.cuh), a measuring knob: the butterfly's multiply (mont.cuh's
+// PTX carry chains, or ntt/mul_wide.hpp's 64-bit products), and whether the last pass's small stages
+// give a warp one twiddle (so warps whose twiddle is 1 skip the multiply). Named by CUZK_GPU_NTT:
+struct ntt_variant_t {
+  bool wide = false;
+  bool uniform = false;
+};
+struct ntt_variant_name_t {
+  const char* name;
+  ntt_variant_t v;
+};
+inline constexpr ntt_variant_name_t ntt_variants[] = {
+    {"base", {false, false}}, {"base-u", {false, true}}, {"wide", {true, false}}, {"wide-u", {true, true}},
+};
+// The default, "base" until the H200 has timed the others (scripts/device-ntt.sh).
+inline constexpr const char* ntt_variant_default = "base";
+
 // The most lanes a batch-affine thread can be given (msm/affine_lanes.hpp's lanes_max).
 constexpr int gpu_affine_lanes_max = 64;
 
@@ -44,6 +61,14 @@ struct gpu_tuning_t {
   int affine_blocks = 0;
   uint32_t accumulate_waves = 2;
   uint32_t window = 0;
+  // CUZK_GPU_NTT=name of ntt_variants (unset or unknown: ntt_variant_default).
+  ntt_variant_t ntt = ntt_variant(ntt_variant_default);
+
+  static ntt_variant_t ntt_variant(const std::string& name) {
+    for (const auto& nv : ntt_variants)
+      if (name == nv.name) return nv.v;
+    return ntt_variant(ntt_variant_default);
+  }
 
   static gpu_tuning_t from_env() {
     gpu_tuning_t t;
@@ -62,6 +87,7 @@ struct gpu_tuning_t {
     if (const char* v = std::getenv("CUZK_GPU_ACC_LANES"))
       t.affine_lanes = uint32_t(std::clamp(std::atoi(v), 1, gpu_affine_lanes_max));
     if (const char* v = std::getenv("CUZK_GPU_ACC_BLOCKS")) t.xyzz_blocks = std::atoi(v);
+    t.ntt = ntt_variant(env_or_empty("CUZK_GPU_NTT"));
     return t;
   }
 
