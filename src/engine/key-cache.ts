@@ -133,8 +133,7 @@ export class KeyCache {
   /** How `key` would be placed on GPU `device` under its budget beside one proof's scratch; undefined
    * when it cannot be (its proofs belong on another lane). */
   placement(key: ProvingKey, device: number): KeyPlacement | undefined {
-    const h = key.header;
-    return placeKey(keyShape(key), this.#budget.status(`gpu:${device}`).limit, deviceScratchBytes(h.domainSize, h.nVars), this.#placement);
+    return placeKey(keyShape(key), this.#budget.status(`gpu:${device}`).limit, this.#placement);
   }
 
   /** Places the key's points and coefficients on GPU `device` (once; concurrent callers share the
@@ -149,7 +148,7 @@ export class KeyCache {
       const place = this.placement(key, device);
       if (!place) {
         const h = key.header;
-        throw new CuzkError('E_DEVICE_OOM', `key ${e.id} does not fit gpu:${device}'s budget of ${this.#budget.status(`gpu:${device}`).limit} bytes, streamed or not (a proof's scratch alone is ${deviceScratchBytes(h.domainSize, h.nVars)})`);
+        throw new CuzkError('E_DEVICE_OOM', `key ${e.id} does not fit gpu:${device}'s budget of ${this.#budget.status(`gpu:${device}`).limit} bytes, streamed or not (a proof's scratch alone is ${deviceScratchBytes(h.domainSize, h.nVars, h.n8q)} resident)`);
       }
       const hostPool: PoolName = this.#pinned ? 'pinned' : 'host';
       slot.reservation = await this.#budget.reserve(
