@@ -159,8 +159,8 @@ export class KeyCache {
       if (place.mode === 'streamed') {
         this.#log.info({
           keyId: e.id, device: `gpu:${device}`, streamed: place.streamed, residentBytes: place.residentBytes, keyBytes: place.keyBytes,
-          stagingBytes: place.stagingBytes, chunkPoints: place.chunkPoints, chunkRecords: place.chunkRecords, hostBytes: place.hostBytes,
-        }, `key ${e.id} streamed from pinned host memory on gpu:${device}: ${(place.residentBytes / MiB).toFixed(0)} of ${(place.keyBytes / MiB).toFixed(0)} MiB resident, chunks of ${place.chunkPoints} points`);
+          stagingBytes: place.stagingBytes, scratchBytes: place.scratchBytes, chunkPoints: place.chunkPoints, chunkRecords: place.chunkRecords, chunks: place.chunks, hostBytes: place.hostBytes,
+        }, `key ${e.id} streamed from pinned host memory on gpu:${device}: ${(place.residentBytes / MiB).toFixed(0)} of ${(place.keyBytes / MiB).toFixed(0)} MiB resident, chunks of ${place.chunkPoints} points (${place.chunks} a proof)`);
       }
     })();
     slot.upload.catch(() => {
@@ -203,7 +203,7 @@ export class KeyCache {
     const placements: KeyDevicePlacement[] = [];
     for (const [d, slot] of e.devices) {
       const p = slot.placement;
-      if (p) placements.push({ device: `gpu:${d}`, mode: p.mode, streamed: p.streamed, residentBytes: p.residentBytes, keyBytes: p.keyBytes, stagingBytes: p.stagingBytes, chunkPoints: p.chunkPoints });
+      if (p) placements.push({ device: `gpu:${d}`, mode: p.mode, streamed: p.streamed, residentBytes: p.residentBytes, keyBytes: p.keyBytes, stagingBytes: p.stagingBytes, chunkPoints: p.chunkPoints, chunks: p.chunks, scratchBytes: p.scratchBytes });
     }
     const residency: Residency = e.devices.size === 0 ? (this.#pinned ? 'pinned' : 'host')
       : placements.some((p) => p.mode === 'streamed') ? 'gpu-streamed' : 'gpu';
