@@ -126,6 +126,14 @@ export function chooseWindow(m: number, nbits: number, maxC = 22): number {
   return 4;
 }
 
+/** The most accumulation chunks over `npairs` pairs (native accumulation_plan): chunks of 32 pairs at
+ * least; the XYZZ kernel's plan aims at no more than 2^19 (max_xyzz_chunks), the batch-affine one runs
+ * from 2^27 pairs (affine_min_pairs, both curves) at up to pairs / 32. */
+function maxChunks(npairs: number): number {
+  const byLength = Math.ceil(npairs / 32);
+  return npairs >= 2 ** 27 ? byLength : Math.min(byLength, 2 ** 19);
+}
+
 /** Device bytes of one block's sorted pairs (sort_digits: keys and values, sorted in place by CUB's
  * double buffer, whose own temporaries are about a byte a pair) and of one point set's bucket pass over
  * them (buckets, the accumulation's chunk heads and tails, the reduction's levels), `xyzz` the bytes of
@@ -144,7 +152,7 @@ function blockBytes(mb: number, nbits: number, xyzz: number[], maxC: number): { 
   }
   return {
     pairs: npairs * 17 + 12 * (rmax + 1),
-    buckets: Math.max(...xyzz.map((x) => (nwin * half + 2 * Math.ceil(npairs / 32) + levels) * x)),
+    buckets: Math.max(...xyzz.map((x) => (nwin * half + 2 * maxChunks(npairs) + levels) * x)),
   };
 }
 
