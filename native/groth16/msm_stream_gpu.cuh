@@ -2,66 +2,74 @@
 // taken in chunks of the placement's chunk_points, and the MSM is the sum over chunks of the MSMs over
 // each chunk's points, its scalars and mask offset to the chunk (group sums are exact in any order,
 // so the result, and the proof, is the resident path's). A streamed set's chunk is read from the key's
-// page-locked host section through a staging ring (chunk_ring_gpu.cuh), its upload overlapping the
-// previous chunk's accumulation; a resident set's chunk is a range of its device points. Sets that
-// weigh the same scalars (B2 and B1) are chunked at the same boundaries and share each chunk's
-// scalar plan.
+// page-locked host section through its stream's staging ring (chunk_ring_gpu.cuh, whose plan
+// prove_gpu.cu makes in the order the chunks are read here), its upload overlapping the work on the
+// chunks before; a resident set's chunk is a range of its device points. Every MSM of a streamed key
+// runs chunked, resident sets' too, so a proof's MSM scratch is one chunk's (key-placement.ts counts
+// it so). Sets that weigh the same scalars (B2 and B1) are chunked at the same boundaries, one ring
+// chunk holding both sets' points, and share each chunk's scalar plan.
 #pragma once
-#include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "../msm/msm_gpu.cuh"
 #include "chunk_ring_gpu.cuh"
+#include "key_gpu.cuh"
 
 namespace cuzk {
 
-// One point set of an MSM: device points (resident) or the key's host section (streamed).
+// One point set of an MSM: device points (resident) or, streamed, the key's host section, whose
+// chunks sit at byte |at| of the ring's slots.
 template <class G>
 struct point_set_t {
   const affine_t<G>* dev = nullptr;
   const affine_t<G>* host = nullptr;
+  size_t at = 0;
 };
 
-namespace msm_stream_detail {
-
-// A set's chunks: device ranges, or a ring's slots.
+// A set of |kd| as msm_sets reads it: its device points, or the key's host section when streamed
+// (its chunks at byte |at| of the ring's slots).
 template <class G>
-class set_chunks_t {
- public:
-  set_chunks_t(dev_arena_t& ar, const point_set_t<G>& s, size_t n, size_t chunk) : s_(s), n_(n), chunk_(chunk) {
-    if (!s.dev) ring_ = std::make_unique<chunk_ring_t>(ar, std::min(chunk, n) * sizeof(affine_t<G>));
+point_set_t<G> set_of(const key_dev_t& kd, key_set_t set, void* dev, const uint8_t* host, size_t at = 0) {
+  point_set_t<G> s;
+  if (kd.streams(set)) {
+    s.host = reinterpret_cast<const affine_t<G>*>(host);
+    s.at = at;
+  } else {
+    s.dev = static_cast<const affine_t<G>*>(dev);
   }
-  void load(size_t k) {
-    const size_t p0 = k * chunk_;
-    if (ring_ && p0 < n_) ring_->load(k, {{s_.host + p0, std::min(chunk_, n_ - p0) * sizeof(affine_t<G>), 0}});
-  }
-  const affine_t<G>* points(size_t k) const {
-    return ring_ ? reinterpret_cast<const affine_t<G>*>(ring_->slot(k)) : s_.dev + k * chunk_;
-  }
-  cudaEvent_t ready(size_t k) const { return ring_ ? ring_->ready(k) : nullptr; }
-  void done(size_t k) {
-    if (!ring_) return;
-    ring_->done(k);
-    load(k + 2);
-  }
+  return s;
+}
 
- private:
-  point_set_t<G> s_;
-  size_t n_, chunk_;
-  std::unique_ptr<chunk_ring_t> ring_;
-};
+// The chunk length of |kd|'s MSMs: the placement's chunk_points for every MSM, resident sets' too (a
+// proof's MSM scratch is then one chunk's: key-placement.ts proofScratchBytes; a key may be placed
+// all resident with chunked MSMs, when it fits only beside a chunk's scratch), or 0: one MSM over each
+// whole set.
+inline size_t chunk_for(const key_dev_t& kd) { return size_t(kd.place.chunk_points); }
 
-}  // namespace msm_stream_detail
+// The host points |host| [0, n) in chunks of |chunk| (|bytes| a point), added to |plan|'s chunks
+// from |first| on (one ring chunk may carry several sets' parts, at |at| in its slot).
+inline void plan_set(std::vector<chunk_ring_t::chunk_t>& plan, size_t first, const uint8_t* host, size_t n,
+                     size_t chunk, size_t bytes, size_t at) {
+  for (size_t k = 0, p0 = 0; p0 < n; k++, p0 += chunk) {
+    if (plan.size() <= first + k) plan.resize(first + k + 1);
+    plan[first + k].push_back({host + p0 * bytes, std::min(chunk, n - p0) * bytes, at});
+  }
+}
+
+// The widest window of a chunk's MSM: the model's choice for 2^20-2^22 full-width scalars (16-17),
+// so the cap only bounds the buckets of odd widths (key-placement.ts CHUNK_MAX_WINDOW).
+constexpr uint32_t chunk_max_window = 17;
 
 // sum k_i·P1_i and (with |s2|) sum k_i·P2_i over the n 32-byte device scalars |d_scalars| on |ar|'s
 // stream, P1 and P2 chunked alike; |present| (device, may be null) the byte mask of the points that
-// count. |chunk| 0: one MSM over each whole set, which must then be resident (a streamed set has a
-// chunk length, and a set of at most one chunk is one chunk through its ring). The first
+// count. |chunk| 0: one MSM over each whole set, which must then be resident; else chunks of |chunk|
+// points, a streamed set's read from |ring| (its next chunks, one per chunk of the MSM). The first
 // accumulation waits for |first_after| when given. Returns once the stream has finished.
 template <class G1, class G2 = G1>
 void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present, size_t n, size_t chunk,
               const point_set_t<G1>& s1, jacobian_t<G1>& out1, const point_set_t<G2>* s2 = nullptr,
-              jacobian_t<G2>* out2 = nullptr, cudaEvent_t first_after = nullptr) {
-  using namespace msm_stream_detail;
+              jacobian_t<G2>* out2 = nullptr, cudaEvent_t first_after = nullptr, chunk_ring_t* ring = nullptr) {
   cudaStream_t st = ar.stream();
   const uint32_t* sc = reinterpret_cast<const uint32_t*>(d_scalars);
   out1 = jacobian_t<G1>::infinity();
@@ -74,25 +82,25 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
     out1 = msm_planned<G1>(ar_k, s1.dev, plan, s2 ? nullptr : first_after);
     return;
   }
-  set_chunks_t<G1> c1(ar, s1, n, chunk);
-  std::unique_ptr<set_chunks_t<G2>> c2;
-  if (s2) c2 = std::make_unique<set_chunks_t<G2>>(ar, *s2, n, chunk);
-  for (size_t k : {size_t(0), size_t(1)}) {
-    c1.load(k);
-    if (c2) c2->load(k);
-  }
+  const bool streams = !s1.dev || (s2 && !s2->dev);
+  require(!streams || ring, "msm_sets: a streamed set needs its stream's ring");
   const size_t chunks = (n + chunk - 1) / chunk;
   for (size_t k = 0; k < chunks; k++) {
     const size_t p0 = k * chunk, cnt = std::min(chunk, n - p0);
+    const size_t r = streams ? ring->take() : 0;
+    // a chunk's points: a range of the device set, or where the ring's slot holds them
+    auto points = [&](const auto& s) {
+      using A = std::remove_const_t<std::remove_pointer_t<decltype(s.dev)>>;
+      return s.dev ? s.dev + p0 : reinterpret_cast<const A*>(ring->slot(r) + s.at);
+    };
+    auto ready = [&](const auto& s) { return s.dev ? cudaEvent_t(nullptr) : ring->ready(r); };
     dev_arena_t ar_k(st);  // the chunk's plan and MSM scratch, freed in stream order
-    const msm_gpu::msm_scalars_t plan = msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr);
+    const msm_gpu::msm_scalars_t plan =
+        msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr, gpu_tuning(), chunk_max_window);
     if (k == 0 && first_after) CUZK_CUDA_OK(cudaStreamWaitEvent(st, first_after, 0));
-    if (c2) {
-      *out2 = out2->add(msm_planned<G2>(ar_k, c2->points(k), plan, c2->ready(k)));
-      c2->done(k);
-    }
-    out1 = out1.add(msm_planned<G1>(ar_k, c1.points(k), plan, c1.ready(k)));
-    c1.done(k);
+    if (s2) *out2 = out2->add(msm_planned<G2>(ar_k, points(*s2), plan, ready(*s2)));
+    out1 = out1.add(msm_planned<G1>(ar_k, points(s1), plan, ready(s1)));
+    if (streams) ring->done(r);
   }
 }
 

@@ -42,21 +42,30 @@ struct proof_buffers_t {
       : a(ar.alloc<F>(2 * n)), b(a + n), c(ar.alloc<F>(n)), t(ar.alloc<F>(n)), w(ar.alloc<uint8_t>(w_bytes)) {}
 };
 
+// The main chain's ring plan, in the order main_chain reads it: the coefficients' row ranges, then H's
+// chunks, each where streamed.
+template <class C>
+std::vector<chunk_ring_t::chunk_t> main_chunks(const key_dev_t& kd, const cuzk_key_desc& d) {
+  std::vector<chunk_ring_t::chunk_t> plan = synth_chunks(kd.coefs);
+  if (kd.streams(set_h))
+    plan_set(plan, plan.size(), d.points_h, d.domain_size, chunk_for(kd), sizeof(typename C::g1_affine_t), 0);
+  return plan;
+}
+
 // Synthesis, transforms, H and the H MSM over the domain of n = 2^lg_n on |st|; records ev.syn and ev.ntt
 // (then opens |ntt_recorded|) and ev.h, and returns the H MSM once |st| has finished it. Streamed
-// coefficients and H points are read by chunks from the key's host memory (|h_host|: its H section).
+// coefficients and H points are read by chunks from the key's host memory through |ring| (main_chunks'
+// plan; |h_host|: the key's H section), H's first chunks uploading during the transforms.
 template <class C>
 jacobian_t<typename C::g1> main_chain(const key_dev_t& kd, const proof_buffers_t<typename C::fr_t>& buf,
                                       size_t n, uint32_t lg_n, cudaStream_t st, proof_events_t& ev,
-                                      gate_t& ntt_recorded, const volatile int32_t* cancel, const uint8_t* h_host) {
+                                      gate_t& ntt_recorded, const volatile int32_t* cancel, const uint8_t* h_host,
+                                      chunk_ring_t& ring) {
   using F = typename C::fr_t;
   using DF = gpu_t<F>;
   using groth16_detail::check_cancel;
   auto dv = [](F* p) { return reinterpret_cast<DF*>(p); };
-  {
-    dev_arena_t ar_syn(st);  // a streamed layout's staging ring
-    synth_device<F>(ar_syn, kd.coefs, buf.w, buf.a);  // writes a ‖ b whole
-  }
+  synth_device<F>(st, kd.coefs, buf.w, buf.a, &ring);  // writes a ‖ b whole
   ev.syn.record(st);
   mul_kernel<DF><<<ceil_div(n, 256), 256, 0, st>>>(dv(buf.c), dv(buf.a), dv(buf.b), n);
   CUZK_CUDA_LAUNCHED();
@@ -77,8 +86,8 @@ jacobian_t<typename C::g1> main_chain(const key_dev_t& kd, const proof_buffers_t
   jacobian_t<G1> h;
   {
     dev_arena_t ar_h(st);
-    msm_sets<G1>(ar_h, reinterpret_cast<const uint8_t*>(buf.t), nullptr, n,
-                 kd.streams(set_h) ? size_t(kd.place.chunk_points) : 0, h_set, h);
+    msm_sets<G1, G1>(ar_h, reinterpret_cast<const uint8_t*>(buf.t), nullptr, n, chunk_for(kd), h_set, h, nullptr, nullptr,
+                 nullptr, &ring);
   }
   ev.h.record(st);
   CUZK_CUDA_OK(cudaStreamSynchronize(st));

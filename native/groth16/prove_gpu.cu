@@ -60,26 +60,34 @@ void gpu_groth16_prove_ab(const cuzk_key& key, int device, const uint8_t* witnes
 
   proof_points_t<C> pts;
   proof_errors_t err;
-  gate_t ntt_recorded;  // sort-beside: ev.ntt is recorded (or the main stream failed before it)
-  CUZK_CUDA_OK(cudaStreamWaitEvent(st_w, ev.w, 0));
-  auto witness_side = [&] {
+  {
+    // a streamed key's staging rings, one per stream, made before either side starts so the first
+    // chunks of each upload at once (the witness side's during synthesis); freed before the region opens
+    dev_arena_t ar_ring_w(st_w), ar_ring(st);
+    chunk_ring_t ring_w(ar_ring_w, witness_chunks<C>(*kd, d)), ring(ar_ring, main_chunks<C>(*kd, d));
+    gate_t ntt_recorded;  // sort-beside: ev.ntt is recorded (or the main stream failed before it)
+    CUZK_CUDA_OK(cudaStreamWaitEvent(st_w, ev.w, 0));
+    auto witness_side = [&] {
+      try {
+        witness_msms<C>(*kd, d, buf.w, device, st_w, mode, ntt_recorded, ev, cancel, pts, ring_w);
+      } catch (...) {
+        err.witness = std::current_exception();
+      }
+    };
+    std::thread w_thread;
+    if (mode != overlap_t::serial) w_thread = std::thread(witness_side);
     try {
-      witness_msms<C>(*kd, d, buf.w, device, st_w, mode, ntt_recorded, ev, cancel, pts);
+      pts.g1[3] = main_chain<C>(*kd, buf, n, lg_n, st, ev, ntt_recorded, cancel, d.points_h, ring);
     } catch (...) {
-      err.witness = std::current_exception();
+      err.main = std::current_exception();
+      ntt_recorded.release();
     }
-  };
-  std::thread w_thread;
-  if (mode != overlap_t::serial) w_thread = std::thread(witness_side);
-  try {
-    pts.g1[3] = main_chain<C>(*kd, buf, n, lg_n, st, ev, ntt_recorded, cancel, d.points_h);
-  } catch (...) {
-    err.main = std::current_exception();
-    ntt_recorded.release();
+    if (w_thread.joinable()) w_thread.join();
+    else if (!err.main) witness_side();
+    (void)cudaStreamSynchronize(st_w);  // after a failure, before the arena frees what it may still read
   }
-  if (w_thread.joinable()) w_thread.join();
-  else if (!err.main) witness_side();
-  (void)cudaStreamSynchronize(st_w);  // after a failure, before the arena frees what it may still read
+  (void)cudaStreamSynchronize(st_w);  // the rings' slots freed before another proof takes the region
+  (void)cudaStreamSynchronize(st);
   region.unlock();
   err.rethrow();
 

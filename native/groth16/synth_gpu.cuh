@@ -53,6 +53,9 @@ struct synth_dev_t {
   }
 };
 
+// Where a streamed layout's slot holds the values: after the largest row range's wires, 256-byte aligned.
+inline size_t synth_values_at(const synth_dev_t& lay) { return (lay.max_chunk_records * 4 + 255) / 256 * 256; }
+
 namespace synth_detail {
 
 template <class T>
@@ -177,40 +180,43 @@ void synth_rows(const synth_dev_t& lay, const uint32_t* wire, const DF* value, c
 
 }  // namespace synth_detail
 
+// A streamed layout's chunks as its stream's staging ring carries them (chunk_ring_gpu.cuh), in the
+// order synth_device reads them: each row range's wires, then (256-byte aligned, after the largest
+// range's wires) its values; none when the layout is resident.
+inline std::vector<chunk_ring_t::chunk_t> synth_chunks(const synth_dev_t& lay) {
+  std::vector<chunk_ring_t::chunk_t> plan;
+  if (!lay.streamed()) return plan;
+  const size_t values_at = synth_values_at(lay);
+  for (const synth_chunk_t& ch : lay.chunks) {
+    const size_t cnt = ch.rec1 - ch.rec0;
+    plan.push_back({{lay.host_wire + ch.rec0, cnt * 4, 0},
+                    {lay.host_value + size_t(ch.rec0) * synth_value_bytes, cnt * synth_value_bytes, values_at}});
+  }
+  return plan;
+}
+
 // a ‖ b (2 × domain_size elements at |ab|, Montgomery form) from the device witness |w| (n_vars
-// standard-form scalars), on |st| (its arena |ar| holds a streamed layout's staging ring). |ab| may
-// hold anything before: every element is written.
+// standard-form scalars), on |st| (a streamed layout's chunks read from |ring|, synth_chunks' plan
+// first in it). |ab| may hold anything before: every element is written.
 template <class F>
-void synth_device(dev_arena_t& ar, const synth_dev_t& lay, const uint8_t* w, F* ab) {
+void synth_device(cudaStream_t st, const synth_dev_t& lay, const uint8_t* w, F* ab, chunk_ring_t* ring) {
   using namespace synth_detail;
   using DF = gpu_t<F>;
-  cudaStream_t st = ar.stream();
   const DF* dw = reinterpret_cast<const DF*>(w);
   DF* out = reinterpret_cast<DF*>(ab);
   if (!lay.streamed()) {
     synth_rows<DF>(lay, lay.wire, static_cast<const DF*>(lay.value), dw, out, 0, lay.rows, 0, lay.long_rows, lay.n_long, st);
     return;
   }
-  // a slot: the chunk's wires, then (256-byte aligned) its values
-  const size_t values_at = (lay.max_chunk_records * 4 + 255) / 256 * 256;
-  chunk_ring_t ring(ar, values_at + lay.max_chunk_records * synth_value_bytes);
-  auto load = [&](size_t k) {
-    if (k >= lay.chunks.size()) return;
-    const synth_chunk_t& ch = lay.chunks[k];
-    const size_t cnt = ch.rec1 - ch.rec0;
-    ring.load(k, {{lay.host_wire + ch.rec0, cnt * 4, 0},
-                  {lay.host_value + size_t(ch.rec0) * synth_value_bytes, cnt * synth_value_bytes, values_at}});
-  };
-  load(0);
-  load(1);
-  for (size_t k = 0; k < lay.chunks.size(); k++) {
-    const synth_chunk_t& ch = lay.chunks[k];
-    ring.wait(k);
-    const uint8_t* slot = ring.slot(k);
+  require(ring != nullptr, "synth_device: streamed coefficients need their stream's ring");
+  const size_t values_at = synth_values_at(lay);
+  for (const synth_chunk_t& ch : lay.chunks) {
+    const size_t k = ring->take();
+    ring->wait(k);
+    const uint8_t* slot = ring->slot(k);
     synth_rows<DF>(lay, reinterpret_cast<const uint32_t*>(slot), reinterpret_cast<const DF*>(slot + values_at), dw, out,
                    ch.row0, ch.row1, ch.rec0, lay.long_rows + ch.long0, ch.long1 - ch.long0, st);
-    ring.done(k);
-    load(k + 2);
+    ring->done(k);
   }
 }
 

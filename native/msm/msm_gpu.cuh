@@ -35,10 +35,10 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   cudaStream_t st = ar.stream();
   X* buckets = ar.alloc<X>(sd.sentinel);
   CUZK_CUDA_OK(cudaMemsetAsync(buckets, 0, size_t(sd.sentinel) * sizeof(X), st));  // all-zero = infinity
-  size_t max_chunks = ceil_div(sd.npairs, size_t(32));  // L >= 32
-  X *heads = ar.alloc<X>(max_chunks), *tails = ar.alloc<X>(max_chunks);
+  const acc_plan_t plan = accumulation_plan<DF>(sd.npairs, tuning);
+  X *heads = ar.alloc<X>(plan.max_chunks), *tails = ar.alloc<X>(plan.max_chunks);
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
-  accumulate_buckets<DF>(pts, sd, points_ready, tuning, buckets, heads, tails, max_chunks, chunk_len, st);
+  accumulate_buckets<DF>(pts, sd, points_ready, tuning, plan, buckets, heads, tails, chunk_len, st);
   return window_sums<DF>(ar, buckets, sd.nwin, sd.half);
 }
 

@@ -56,10 +56,39 @@ inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads, const gpu_tuni
   return lanes >= affine_min_lanes ? lanes : 0;
 }
 
+// The most chunks an XYZZ accumulation is cut into (its whole waves of threads are fewer on the
+// GPUs measured, ~2^17 on the H200): bounds its heads and tails, which key-placement.ts counts.
+constexpr uint32_t max_xyzz_chunks = uint32_t(1) << 19;
+
+// How accumulate_buckets runs over |npairs| pairs: the batch-affine kernel's lanes per thread and
+// threads (lanes 0: the XYZZ kernel), the chunk count the chunk plan aims at (|target|, 0 for no
+// bound: chunks of 32 pairs or sqrt(largest bucket)) and so the most chunks (heads and tails to allocate).
+struct acc_plan_t {
+  uint32_t lanes = 0, aff_threads = 0, target = 0;
+  size_t max_chunks = 0;
+};
+template <class DF>
+acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
+  acc_plan_t a;
+  auto aff = affine_for<DF>(affine_blocks_for<DF>(tuning));
+  a.aff_threads = accumulate_choice_for<DF>(npairs, tuning) == acc_xyzz ? 0 : resident_threads(aff, 128);
+  a.lanes = a.aff_threads ? affine_lanes_for<DF>(npairs, a.aff_threads, tuning) : 0;
+  if (a.lanes) {
+    a.target = a.lanes * a.aff_threads;
+  } else {
+    auto acc = accumulate_for<DF>(xyzz_blocks_for<DF>(tuning));
+    a.target = std::min<uint32_t>(tuning.accumulate_waves * resident_threads(acc, 128), max_xyzz_chunks);
+  }
+  // chunk_len >= 32 and >= ceil(E / target): never more chunks than either allows
+  a.max_chunks = ceil_div(npairs, size_t(32));
+  if (a.target) a.max_chunks = std::min<size_t>(a.max_chunks, a.target);
+  return a;
+}
+
 // Accumulates the sorted pairs |sd| over |pts| into |buckets| (nwin·2^(c-1) of them, zeroed by the
-// caller), heads and tails (|max_chunks| each) by the kernel |tuning| picks, then joins the buckets
-// that cross chunks. The kernel waits for |points_ready| (if given), the first read of the points, so
-// the digits and the sort overlap their upload.
+// caller), heads and tails (|plan|.max_chunks each) by the kernel |plan| says (accumulation_plan),
+// then joins the buckets that cross chunks. The kernel waits for |points_ready| (if given), the first
+// read of the points, so the digits and the sort overlap their upload.
 // The XYZZ pass aims at |tuning|.accumulate_waves waves of resident threads (chunks), bounding the
 // re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
 // ~2% to a sixth wave 17% full with a fixed 2^18); benchmarks may set it (default 2;
@@ -67,27 +96,21 @@ inline uint32_t affine_lanes_for(size_t npairs, uint32_t threads, const gpu_tuni
 // 2^24 97.5 / 98.6 ms, G2 2^24 322 / 329, BLS12-381 G2 2^24 592 / 594; 1 is within 1% of 2 either way.
 template <class DF>
 void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cudaEvent_t points_ready,
-                        const gpu_tuning_t& tuning, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads, dxyzz_t<DF>* tails,
-                        size_t max_chunks, uint32_t* chunk_len, cudaStream_t st) {
+                        const gpu_tuning_t& tuning, const acc_plan_t& plan, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads,
+                        dxyzz_t<DF>* tails, uint32_t* chunk_len, cudaStream_t st) {
+  const size_t max_chunks = plan.max_chunks;
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
-  auto aff = affine_for<DF>(affine_blocks_for<DF>(tuning));
-  const uint32_t aff_threads =
-      accumulate_choice_for<DF>(sd.npairs, tuning) == acc_xyzz ? 0 : resident_threads(aff, 128);
-  const uint32_t lanes = aff_threads ? affine_lanes_for<DF>(sd.npairs, aff_threads, tuning) : 0;
-  if (lanes) {  // one wave of threads, |lanes| chunks each
-    plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, lanes * aff_threads, chunk_len);
-    CUZK_CUDA_LAUNCHED();
-    if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
-    aff<<<aff_threads / 128, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, lanes, buckets, heads, tails);
+  plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, plan.target, chunk_len);
+  CUZK_CUDA_LAUNCHED();
+  if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
+  if (plan.lanes) {  // one wave of threads, |lanes| chunks each
+    auto aff = affine_for<DF>(affine_blocks_for<DF>(tuning));
+    aff<<<plan.aff_threads / 128, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, plan.lanes, buckets, heads,
+                                                tails);
     CUZK_CUDA_LAUNCHED();
     gpu_counters().affine_accumulations++;
   } else {
-    // the accumulation kernel this group runs, and the threads of whole waves of it (see plan_chunks_kernel)
     auto acc = accumulate_for<DF>(xyzz_blocks_for<DF>(tuning));
-    plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, tuning.accumulate_waves * resident_threads(acc, 128),
-                                        chunk_len);
-    CUZK_CUDA_LAUNCHED();
-    if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
     acc<<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, buckets, heads, tails);
     CUZK_CUDA_LAUNCHED();
   }

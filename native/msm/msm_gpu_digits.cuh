@@ -92,13 +92,15 @@ void cub_run(dev_arena_t& ar, F&& f) {
 // than 8 bits are skipped: its few buckets hold m/2^(t-1) points each, the chunk length grows to
 // the square root of that for every window, and the accumulation runs short of threads (2^24, c = 18:
 // a 3-bit top window, 147 ms against 105 for c = 19).
-// A benchmark may force the width (|tuning|.window 4..22).
-inline uint32_t choose_window(size_t m, uint32_t nbits, const gpu_tuning_t& tuning = gpu_tuning()) {
-  if (tuning.window >= 4 && tuning.window <= 22) return tuning.window;
+// A benchmark may force the width (|tuning|.window 4..22). |max_c| caps it (a streamed key's chunked
+// MSMs: their buckets, nwin·2^(c-1), are then bounded whatever the scalars' width, as key-placement.ts
+// counts them).
+inline uint32_t choose_window(size_t m, uint32_t nbits, const gpu_tuning_t& tuning = gpu_tuning(), uint32_t max_c = 22) {
+  if (tuning.window >= 4 && tuning.window <= max_c) return tuning.window;
   uint32_t best = 0;
   double best_cost = 1e300;
   for (int pass = 0; pass < 2 && !best; pass++) {
-    for (uint32_t c = 4; c <= 22; c++) {
+    for (uint32_t c = 4; c <= max_c; c++) {
       uint32_t nwin = (nbits + c) / c, top = nbits + 1 - (nwin - 1) * c;
       if (pass == 0 && top < 8 && top < c) continue;
       double cost = double(m) * nwin * 13.0 + double(nwin) * double(1u << (c - 1)) * 50.0;
@@ -119,10 +121,10 @@ struct sorted_digits_t {
 
 // Signed c-bit digits of the m scalars scalars[idx[k]] (> 1, of at most nbits bits), sorted by bucket.
 inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, const uint32_t* idx, uint32_t m,
-                                   uint32_t nbits, const gpu_tuning_t& tuning) {
+                                   uint32_t nbits, const gpu_tuning_t& tuning, uint32_t max_c) {
   cudaStream_t st = ar.stream();
   sorted_digits_t sd;
-  sd.c = choose_window(m, nbits, tuning);
+  sd.c = choose_window(m, nbits, tuning, max_c);
   sd.nwin = (nbits + sd.c) / sd.c;
   sd.half = 1u << (sd.c - 1);
   sd.sentinel = sd.nwin * sd.half;
@@ -135,9 +137,13 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   uint32_t *keys2 = ar.alloc<uint32_t>(npairs), *vals2 = ar.alloc<uint32_t>(npairs);
   digits_kernel<<<ceil_div(m, 256), 256, 0, st>>>(scalars, idx, m, sd.c, sd.nwin, keys, vals);
   CUZK_CUDA_LAUNCHED();
+  // sorted within the two buffer pairs (CUB's double buffer): its own scratch is then a few histograms,
+  // not another copy of the pairs (key-placement.ts msmScratchBytes counts 16 bytes a pair and one more)
+  cub::DoubleBuffer<uint32_t> d_keys(keys, keys2), d_vals(vals, vals2);
   cub_run(ar, [&](void* t, size_t& b) {
-    return cub::DeviceRadixSort::SortPairs(t, b, keys, keys2, vals, vals2, npairs, 0, end_bit, st);
+    return cub::DeviceRadixSort::SortPairs(t, b, d_keys, d_vals, npairs, 0, end_bit, st);
   });
+  const uint32_t *sorted_keys = d_keys.Current(), *sorted_vals = d_vals.Current();
 
   uint32_t *uniq = ar.alloc<uint32_t>(rmax + 1), *counts = ar.alloc<uint32_t>(rmax + 1);
   uint32_t *starts = ar.alloc<uint32_t>(rmax + 1), *scal = ar.alloc<uint32_t>(4);
@@ -145,7 +151,7 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   CUZK_CUDA_OK(cudaMemsetAsync(counts, 0, (rmax + 1) * sizeof(uint32_t), st));
   CUZK_CUDA_OK(cudaMemsetAsync(scal, 0, 4 * sizeof(uint32_t), st));
   cub_run(ar, [&](void* t, size_t& b) {
-    return cub::DeviceRunLengthEncode::Encode(t, b, keys2, uniq, counts, nr, npairs, st);
+    return cub::DeviceRunLengthEncode::Encode(t, b, sorted_keys, uniq, counts, nr, npairs, st);
   });
   drop_sentinel_kernel<<<1, 1, 0, st>>>(uniq, counts, nr, sd.sentinel);
   CUZK_CUDA_LAUNCHED();
@@ -153,8 +159,8 @@ inline sorted_digits_t sort_digits(dev_arena_t& ar, const uint32_t* scalars, con
   cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceReduce::Max(t, b, counts, maxc, rmax, st); });
   sd.e_p = starts + rmax;  // pairs before the sentinel run (counts[rmax] = 0)
   sd.maxc = maxc;
-  sd.keys = keys2;
-  sd.vals = vals2;
+  sd.keys = sorted_keys;
+  sd.vals = sorted_vals;
   return sd;
 }
 
@@ -170,9 +176,9 @@ struct msm_scalars_t {
 // Classifies the n 32-byte scalars at |sc| (device) and sorts the digits of the ones above 1, in
 // blocks of block_scalars. With |present| (device, a byte per point, 0 for infinity; see
 // classify_kernel) the scalars of infinity points are dropped too. One host synchronisation (to size
-// the bucket pass). |tuning|: the window width a benchmark may force.
+// the bucket pass). |tuning|: the window width a benchmark may force; |max_c| the widest window.
 inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t count, const uint8_t* present = nullptr,
-                                 const gpu_tuning_t& tuning = gpu_tuning()) {
+                                 const gpu_tuning_t& tuning = gpu_tuning(), uint32_t max_c = 22) {
   if (count >= (size_t(1) << 31)) fail(CUZK_E_INVALID_ARG, "msm: n must be below 2^31");
   cudaStream_t st = ar.stream();
   msm_scalars_t p;
@@ -197,7 +203,7 @@ inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t cou
   p.one = one;
   for (size_t b0 = 0; b0 < p.m; b0 += block_scalars) {
     uint32_t mb = uint32_t(std::min<size_t>(block_scalars, p.m - b0));
-    p.blocks.push_back(sort_digits(ar, sc, big + b0, mb, p.nbits, tuning));
+    p.blocks.push_back(sort_digits(ar, sc, big + b0, mb, p.nbits, tuning, max_c));
   }
   return p;
 }

@@ -122,7 +122,8 @@ void check_synth(const char* name, unsigned lg_n, const synth_shape_t& sh, bool 
       e0.record(s);
       {
         dev_arena_t ar(s);  // a streamed layout's staging ring
-        synth_device<Fr>(ar, lay, d_w, d_ab);
+        chunk_ring_t ring(ar, synth_chunks(lay));
+        synth_device<Fr>(s, lay, d_w, d_ab, &ring);
       }
       e1.record(s);
       s.sync();

@@ -106,11 +106,14 @@ export interface KeyDevicePlacement {
   mode: 'resident' | 'streamed';
   /** The sets read from host memory per proof ('a', 'b1', 'b2', 'c', 'h', 'coefs'). */
   streamed: string[];
-  /** Device bytes uploaded once, of the key's keyBytes; staging rings' bytes; points per chunk. */
+  /** Device bytes uploaded once, of the key's keyBytes; staging rings' bytes; points per chunk (0:
+   * whole-set MSMs); a proof's chunks (MSMs' and synthesis's) and its device scratch bytes. */
   residentBytes: number;
   keyBytes: number;
   stagingBytes: number;
   chunkPoints: number;
+  chunks: number;
+  scratchBytes: number;
 }
 
 export interface KeyInfo {

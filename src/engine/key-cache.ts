@@ -133,8 +133,7 @@ export class KeyCache {
   /** How `key` would be placed on GPU `device` under its budget beside one proof's scratch; undefined
    * when it cannot be (its proofs belong on another lane). */
   placement(key: ProvingKey, device: number): KeyPlacement | undefined {
-    const h = key.header;
-    return placeKey(keyShape(key), this.#budget.status(`gpu:${device}`).limit, deviceScratchBytes(h.domainSize, h.nVars), this.#placement);
+    return placeKey(keyShape(key), this.#budget.status(`gpu:${device}`).limit, this.#placement);
   }
 
   /** Places the key's points and coefficients on GPU `device` (once; concurrent callers share the
@@ -149,7 +148,7 @@ export class KeyCache {
       const place = this.placement(key, device);
       if (!place) {
         const h = key.header;
-        throw new CuzkError('E_DEVICE_OOM', `key ${e.id} does not fit gpu:${device}'s budget of ${this.#budget.status(`gpu:${device}`).limit} bytes, streamed or not (a proof's scratch alone is ${deviceScratchBytes(h.domainSize, h.nVars)})`);
+        throw new CuzkError('E_DEVICE_OOM', `key ${e.id} does not fit gpu:${device}'s budget of ${this.#budget.status(`gpu:${device}`).limit} bytes, streamed or not (a proof's scratch alone is ${deviceScratchBytes(h.domainSize, h.nVars, h.n8q)} resident)`);
       }
       const hostPool: PoolName = this.#pinned ? 'pinned' : 'host';
       slot.reservation = await this.#budget.reserve(
@@ -160,8 +159,8 @@ export class KeyCache {
       if (place.mode === 'streamed') {
         this.#log.info({
           keyId: e.id, device: `gpu:${device}`, streamed: place.streamed, residentBytes: place.residentBytes, keyBytes: place.keyBytes,
-          stagingBytes: place.stagingBytes, chunkPoints: place.chunkPoints, chunkRecords: place.chunkRecords, hostBytes: place.hostBytes,
-        }, `key ${e.id} streamed from pinned host memory on gpu:${device}: ${(place.residentBytes / MiB).toFixed(0)} of ${(place.keyBytes / MiB).toFixed(0)} MiB resident, chunks of ${place.chunkPoints} points`);
+          stagingBytes: place.stagingBytes, scratchBytes: place.scratchBytes, chunkPoints: place.chunkPoints, chunkRecords: place.chunkRecords, chunks: place.chunks, hostBytes: place.hostBytes,
+        }, `key ${e.id} streamed from pinned host memory on gpu:${device}: ${(place.residentBytes / MiB).toFixed(0)} of ${(place.keyBytes / MiB).toFixed(0)} MiB resident, chunks of ${place.chunkPoints} points (${place.chunks} a proof)`);
       }
     })();
     slot.upload.catch(() => {
@@ -204,7 +203,7 @@ export class KeyCache {
     const placements: KeyDevicePlacement[] = [];
     for (const [d, slot] of e.devices) {
       const p = slot.placement;
-      if (p) placements.push({ device: `gpu:${d}`, mode: p.mode, streamed: p.streamed, residentBytes: p.residentBytes, keyBytes: p.keyBytes, stagingBytes: p.stagingBytes, chunkPoints: p.chunkPoints });
+      if (p) placements.push({ device: `gpu:${d}`, mode: p.mode, streamed: p.streamed, residentBytes: p.residentBytes, keyBytes: p.keyBytes, stagingBytes: p.stagingBytes, chunkPoints: p.chunkPoints, chunks: p.chunks, scratchBytes: p.scratchBytes });
     }
     const residency: Residency = e.devices.size === 0 ? (this.#pinned ? 'pinned' : 'host')
       : placements.some((p) => p.mode === 'streamed') ? 'gpu-streamed' : 'gpu';

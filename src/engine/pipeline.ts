@@ -88,7 +88,7 @@ export function lanesFor(deps: Pick<PipelineDeps, 'lanes' | 'cpuLane' | 'budget'
   if (healthy.length > 0 && !warnedTooBig.has(key)) {
     warnedTooBig.add(key);
     deps.log.warn({
-      path: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars),
+      path: h.path, gpuBytes: key.native.gpuBytes + deviceScratchBytes(h.domainSize, h.nVars, h.n8q),
       gpuBudget: deps.lanes.map((l) => deps.budget.status(`gpu:${l.device}`).limit),
     }, 'proving key too large for GPU memory, even streamed: its proofs run on the CPU core');
   }
@@ -178,7 +178,9 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     // phase 2 on a device lane (one that went unhealthy since lanesFor refuses the proof: the engine retries it)
     const ready = lanes.filter((l) => l.healthy);
     const lane = (ready.length > 0 ? ready : lanes).reduce((a, b) => (b.load < a.load ? b : a));
-    const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) } : { [`gpu:${lane.device}`]: deviceScratchBytes(h.domainSize, h.nVars) };
+    // a GPU proof's scratch as its key's placement there counts it (a streamed key's MSMs run by chunks)
+    const scratch: Request = lane.device < 0 ? { host: cpuScratchBytes(h.domainSize) }
+      : { [`gpu:${lane.device}`]: deps.placeOn(lane.device)?.scratchBytes ?? deviceScratchBytes(h.domainSize, h.nVars, h.n8q) };
     const r = deps.testRandomness?.r ?? randomScalar(h.r);
     const s = deps.testRandomness?.s ?? randomScalar(h.r);
     const out = proofBuffer(key);

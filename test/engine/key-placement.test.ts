@@ -8,15 +8,16 @@ import { MemoryBudget } from '../../src/engine/budget.js';
 import { DeviceLane } from '../../src/engine/gpu-worker.js';
 import { KeyCache, keyShape } from '../../src/engine/key-cache.js';
 import {
-  checkPlacementOptions, deviceScratchBytes, KEY_SET_BITS, keySetBytes, placeKey, RESIDENT_FIRST, stagingBytes, type KeyShape,
+  CHUNK_MAX_WINDOW, checkPlacementOptions, chooseWindow, chunkCount, deviceScratchBytes, KEY_SET_BITS, keySetBytes, msmScratchBytes,
+  placeKey, proofScratchBytes, RESIDENT_FIRST, stagingBytes, type KeyShape,
 } from '../../src/engine/key-placement.js';
 import { deviceCoefBytes, lanesFor } from '../../src/engine/pipeline.js';
 import type { ProvingKey } from '../../src/engine/proving-key.js';
 import { createLogger } from '../../src/log.js';
 
 const GiB = 2 ** 30;
-// the dev key of a 2^24 circuit (cuzk dev-circuit --constraints 2^24-3): ~14.2 GB on the GPU
-const k24: KeyShape = { g1Bytes: 64, g2Bytes: 128, nVars: 2 ** 24, nPublic: 1, domainSize: 2 ** 24, nCoefs: 216_000_000 };
+// the dev key of a 2^24 circuit (cuzk dev-circuit --constraints 2^24-3): ~8.7 GB on the GPU (H200 2026-12-02)
+const k24: KeyShape = { g1Bytes: 64, g2Bytes: 128, nVars: 2 ** 24, nPublic: 1, domainSize: 2 ** 24, nCoefs: 64_000_000 };
 const scratch24 = deviceScratchBytes(k24.domainSize, k24.nVars);
 const total = (k: KeyShape) => { const b = keySetBytes(k); return b.fixed + Object.values(b.sets).reduce((s, x) => s + x, 0); };
 
@@ -26,67 +27,115 @@ describe('placeKey', () => {
     const points = k24.nVars * (2 * 64 + 128) + (k24.nVars - 2) * 64 + k24.domainSize * 64;
     assert.equal(total(k24), points + 2 * k24.nVars + deviceCoefBytes(k24.domainSize, k24.nCoefs));
     assert.equal(b.sets.b2, 2 * b.sets.b1);
-    assert.equal(placeKey(k24, 64 * GiB, scratch24)!.keyBytes, total(k24));
+    assert.equal(placeKey(k24, 64 * GiB)!.keyBytes, total(k24));
   });
 
-  it('keeps a key that fits resident, whole, with nothing to stage', () => {
-    const p = placeKey(k24, total(k24) + scratch24, scratch24)!;
+  it('keeps a key that fits resident, whole, with nothing to stage, and a whole-set MSM scratch', () => {
+    const p = placeKey(k24, total(k24) + scratch24)!;
     assert.equal(p.mode, 'resident');
     assert.deepEqual(p.streamed, []);
     assert.equal(p.deviceBytes, total(k24));
     assert.equal(p.stagingBytes, 0);
     assert.equal(p.hostBytes, 0);
+    assert.equal(p.scratchBytes, scratch24);
+    assert.equal(p.chunkPoints, 0, 'whole-set MSMs');
+    assert.ok(placeKey(k24, total(k24) + scratch24 - 1)!.chunkPoints > 0, 'a byte less: chunked MSMs');
   });
 
-  it('streams what does not fit a 6 GiB budget, within it, the coefficients first', () => {
+  it("counts a streamed proof's MSM scratch as a chunk's, not a whole set's (before: as a resident proof's)", () => {
+    const all = new Set(RESIDENT_FIRST);
+    const chunk = 2 ** 20;
+    const vectors = 4 * k24.domainSize * 32 + k24.nVars * 32 + (64 << 20);
+    const x1 = 128;
+    const x2 = 256;
+    assert.equal(proofScratchBytes(k24, all, chunk),
+      vectors + msmScratchBytes(chunk, [x2, x1], CHUNK_MAX_WINDOW) + msmScratchBytes(chunk, [x1], CHUNK_MAX_WINDOW));
+    assert.equal(scratch24, vectors + msmScratchBytes(k24.nVars, [x2, x1]) + msmScratchBytes(k24.domainSize, [x1]));
+    assert.ok(proofScratchBytes(k24, all, chunk) < scratch24 / 4, `${proofScratchBytes(k24, all, chunk)} against ${scratch24}`);
+    // a resident set of a streamed key runs chunked too: the scratch does not depend on which sets stay
+    assert.equal(proofScratchBytes(k24, new Set(['h']), chunk), proofScratchBytes(k24, all, chunk));
+  });
+
+  it('streams what does not fit a 6 GiB budget, within it, in chunks of 2^20 or more (before: 2^18)', () => {
     const budget = 6 * GiB;
-    const p = placeKey(k24, budget, scratch24)!;
+    const p = placeKey(k24, budget)!;
     assert.equal(p.mode, 'streamed');
-    assert.ok(p.deviceBytes + scratch24 <= budget, `${p.deviceBytes} + ${scratch24} > ${budget}`);
+    assert.ok(p.deviceBytes + p.scratchBytes <= budget, `${p.deviceBytes} + ${p.scratchBytes} > ${budget}`);
     assert.equal(p.deviceBytes, p.residentBytes + p.stagingBytes);
-    assert.ok(p.streamed.includes('coefs'), 'the 7.8 GB layout cannot be resident in 6 GiB');
-    assert.equal(p.hostBytes, k24.nCoefs * 36, 'the page-locked copy of the layout is counted');
+    assert.equal(p.scratchBytes, proofScratchBytes(k24, new Set(p.streamed), p.chunkPoints));
     assert.equal(p.streamedBits, p.streamed.reduce((s, n) => s | KEY_SET_BITS[n], 0));
-    assert.ok(p.chunkPoints >= 2 ** 16 && p.chunkPoints <= 2 ** 22 && Number.isInteger(Math.log2(p.chunkPoints)));
-    assert.ok(p.chunkRecords > 0);
+    assert.ok(p.chunkPoints >= 2 ** 20 && p.chunkPoints <= 2 ** 22 && Number.isInteger(Math.log2(p.chunkPoints)), `${p.chunkPoints}`);
+    assert.equal(p.chunks, chunkCount(k24, new Set(p.streamed), p.chunkPoints, p.chunkRecords || 1));
     // greedy: every set still streamed would not fit resident beside the others
     const sets = keySetBytes(k24).sets;
     for (const s of p.streamed) {
       const rest = new Set(p.streamed.filter((x) => x !== s));
-      assert.ok(p.residentBytes + sets[s] + stagingBytes(k24, rest, p.chunkPoints, p.chunkRecords) + scratch24 > budget, `${s} would have fit`);
+      assert.ok(p.residentBytes + sets[s] + stagingBytes(k24, rest, p.chunkPoints, p.chunkRecords) + p.scratchBytes > budget, `${s} would have fit`);
     }
   });
 
   it('keeps the sets resident that fit beside the rings, in RESIDENT_FIRST order', () => {
-    const budget = 8 * GiB; // a proof's scratch at 2^24 is ~5.1 GiB: ~2.9 GiB for the key
-    const p = placeKey(k24, budget, scratch24)!;
+    const budget = 8 * GiB;
+    const p = placeKey(k24, budget)!;
     const sets = keySetBytes(k24).sets;
     const resident = RESIDENT_FIRST.filter((s) => !p.streamed.includes(s));
-    assert.ok(resident.length > 0, 'some set is resident');
+    assert.ok(resident.includes('coefs'), resident.join());
     assert.equal(p.residentBytes, keySetBytes(k24).fixed + resident.reduce((s, n) => s + sets[n], 0));
-    assert.ok(p.deviceBytes + scratch24 <= budget);
-    assert.ok(p.streamed.includes('coefs') && p.streamed.includes('h'), p.streamed.join());
+    assert.ok(p.deviceBytes + p.scratchBytes <= budget);
+    assert.ok(p.streamed.includes('h'), p.streamed.join());
+  });
+
+  it('keeps a key resident with its MSMs chunked when it fits only beside a chunk\'s scratch', () => {
+    const all = new Set(RESIDENT_FIRST);
+    const budget = total(k24) + proofScratchBytes(k24, all, 2 ** 22);
+    assert.ok(budget < total(k24) + scratch24);
+    const p = placeKey(k24, budget)!;
+    assert.equal(p.mode, 'resident');
+    assert.deepEqual(p.streamed, []);
+    assert.equal(p.stagingBytes, 0);
+    assert.equal(p.chunkPoints, 2 ** 22);
+    assert.equal(p.scratchBytes, proofScratchBytes(k24, all, 2 ** 22));
+    assert.ok(p.deviceBytes + p.scratchBytes <= budget);
   });
 
   it('refuses when not even the streamed working set fits, and when residency is forced', () => {
-    assert.equal(placeKey(k24, scratch24 + 2 ** 20, scratch24), undefined);
-    assert.equal(placeKey(k24, 6 * GiB, scratch24, { residency: 'resident' }), undefined);
-    assert.equal(placeKey(k24, total(k24) + scratch24, scratch24, { residency: 'resident' })!.mode, 'resident');
+    assert.equal(placeKey(k24, 3 * GiB), undefined);
+    assert.equal(placeKey(k24, 6 * GiB, { residency: 'resident' }), undefined);
+    assert.equal(placeKey(k24, total(k24) + scratch24, { residency: 'resident' })!.mode, 'resident');
   });
 
-  it("'streamed' streams every set even when the key fits, in the chunks asked for", () => {
-    const p = placeKey(k24, 64 * GiB, scratch24, { residency: 'streamed', chunkPoints: 1000, chunkRecords: 777 })!;
+  it("'streamed' streams every set even when the key fits, in the chunks asked for, through one ring per stream", () => {
+    const p = placeKey(k24, 64 * GiB, { residency: 'streamed', chunkPoints: 1000, chunkRecords: 777 })!;
     assert.equal(p.mode, 'streamed');
     assert.deepEqual([...p.streamed].sort(), [...RESIDENT_FIRST].sort());
     assert.equal(p.streamedBits, 63);
     assert.equal(p.chunkPoints, 1000);
     assert.equal(p.chunkRecords, 777);
     assert.equal(p.residentBytes, keySetBytes(k24).fixed);
-    // B2 and B1 at once on the witness side, coefficients (wires 256-aligned, then values) beside
-    // (the larger of H's ring and the coefficients')
-    assert.equal(p.stagingBytes, 2 * 1000 * (64 + 128) + Math.max(2 * 1000 * 64, 2 * (Math.ceil((777 * 4) / 256) * 256 + 777 * 32)));
-    const q = placeKey(k24, 64 * GiB, scratch24, { residency: 'streamed', chunkPoints: 100, chunkRecords: 7777 })!;
-    assert.equal(q.stagingBytes, 2 * 100 * (64 + 128) + 2 * (Math.ceil((7777 * 4) / 256) * 256 + 7777 * 32));
+    // two slots per stream, each the stream's largest chunk: B2 and B1 together on the witness side
+    // (A's and C's chunks ride in the same slots); the coefficients' (wires 256-aligned, then values)
+    // or H's on the main chain, whichever is larger
+    const coefSlot = (r: number) => Math.ceil((r * 4) / 256) * 256 + r * 32;
+    assert.equal(p.stagingBytes, 2 * 1000 * (64 + 128) + 2 * Math.max(1000 * 64, coefSlot(777)));
+    const q = placeKey(k24, 64 * GiB, { residency: 'streamed', chunkPoints: 100, chunkRecords: 7777 })!;
+    assert.equal(q.stagingBytes, 2 * 100 * (64 + 128) + 2 * coefSlot(7777));
+    // rings only for the sets streamed: B1 resident, the witness slot is B2's (or A's, C's: smaller)
+    assert.equal(stagingBytes(k24, new Set(['b2', 'a', 'c']), 1000, 777), 2 * 1000 * 128);
+    assert.equal(stagingBytes(k24, new Set(['a', 'c', 'h']), 1000, 777), 2 * 1000 * 64 + 2 * 1000 * 64);
+  });
+
+  it('models the window width as native choose_window does, capped for chunks', () => {
+    // msm_gpu_digits.cuh: c = 20 at 2^24, 16 at 2^20 (full-width BN254 scalars)
+    assert.equal(chooseWindow(2 ** 24, 254), 20);
+    assert.equal(chooseWindow(2 ** 20, 254), 16);
+    assert.equal(chooseWindow(2 ** 24, 254, CHUNK_MAX_WINDOW), CHUNK_MAX_WINDOW);
+    // 254-bit scalars at c = 16: 16 windows, 16 + 1 bytes a pair, heads and tails, buckets and their reduction
+    const m = 2 ** 20;
+    const pairs = m * 16;
+    assert.ok(msmScratchBytes(m, [128]) >= 14 * m + pairs * 17 + (16 * 2 ** 15 + 2 * pairs / 32) * 128);
+    assert.ok(msmScratchBytes(m, [256, 128]) > msmScratchBytes(m, [128]));
+    assert.ok(msmScratchBytes(2 * m, [128]) > msmScratchBytes(m, [128]));
+    assert.equal(msmScratchBytes(0, [128]), 0);
   });
 
   it('names a bad option in one line', () => {
@@ -121,7 +170,7 @@ describe('lanesFor under a GPU budget', () => {
 
   it('goes to the CPU core only when the streamed working set does not fit either, or residency is forced', () => {
     lines.length = 0;
-    assert.deepEqual(lanes(scratch24 + 2 ** 20), ['cpu']);
+    assert.deepEqual(lanes(3 * GiB), ['cpu']);
     assert.deepEqual(lanes(6 * GiB, 'resident'), ['cpu']);
     assert.ok(lines.some((l) => l.includes('too large for GPU memory, even streamed')), lines.join('\n'));
   });

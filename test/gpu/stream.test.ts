@@ -1,6 +1,8 @@
 // Streamed keys on the GPU (key-placement.ts; native key_gpu.cuh, chunk_ring_gpu.cuh,
 // msm_stream_gpu.cuh, synth_gpu.cuh): a key placed with its sets streamed from page-locked host
-// memory, in small chunks so that every set takes several (and each ring's two slots are reused),
+// memory, in small chunks so that every set takes several (and each ring's two slots are reused; the
+// witness side's ring carries B2 and B1 together, then A, then C; the main chain's the coefficients,
+// then H: chunks of different sizes through the same slots),
 // gives the same proof bytes as the key resident for the same r and s, and the proofs verify
 // (snarkjs for the vector circuits; the engine verifies every proof itself). Both curves; also a
 // budget just below the key's size, which makes 'auto' stream part of it.
@@ -10,7 +12,7 @@ import path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { benchFixture } from '../../src/dev/bench-fixture.js';
-import { deviceScratchBytes } from '../../src/engine/key-placement.js';
+import { proofScratchBytes } from '../../src/engine/key-placement.js';
 import { createEngine, type EngineConfig } from '../../src/index.js';
 import type { CurveName } from '../../src/formats/curves.js';
 import { readJson, vectorFile, vectorSets } from '../helpers/vectors.js';
@@ -87,8 +89,11 @@ describe('streamed keys on the GPU: the same proof bytes as resident', () => {
       const n = 2 ** 16;
       const streamed = await proveWith(streamedConfig(n, fx.constraints * 3), fx.zkey, w);
       checkSame(resident, streamed);
-      // the budget of the key less one byte beside a proof's scratch: 'auto' streams what does not fit
-      const budget = resident.keyBytes + deviceScratchBytes(n, resident.nVars) - 1;
+      // the budget of the key less one byte beside a streamed proof's scratch (its MSMs in chunks of
+      // n/4): 'auto' streams what does not fit, through rings that carry sets of different sizes
+      const n8q = curve === 'bn128' ? 32 : 48;
+      const shape = { g1Bytes: 2 * n8q, g2Bytes: 4 * n8q, nVars: resident.nVars, nPublic: 0, domainSize: n, nCoefs: 0 };
+      const budget = resident.keyBytes + proofScratchBytes(shape, new Set(['h']), n / 4) - 1;
       const auto = await proveWith({ memory: { gpu: budget }, gpu: { streamChunkPoints: n / 4, streamChunkRecords: n } }, fx.zkey, w);
       assert.ok(auto.streamed.length > 0 && auto.streamed.length < 6, `auto streams part of the key: ${auto.streamed.join()}`);
       checkSame(resident, auto);
