@@ -57,6 +57,13 @@ CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_
   }, err);
 }
 
+CUZK_API cuzk_status cuzk_gpu_warm(int32_t device, cuzk_error* err) {
+  return guard([&] {
+    gpu_use_device(device);
+    CUZK_CUDA_OK(cudaFree(nullptr));  // the runtime creates the primary context on its first real call
+  }, err);
+}
+
 CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err) {
   return guard([&] {
     require(mode >= 0 && mode <= 2, "cuzk_set_gpu_mode: mode must be 0, 1 or 2");
