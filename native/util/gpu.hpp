@@ -37,11 +37,9 @@ inline const gpu_info_t& gpu_info() {
       (void)cudaGetLastError();
       return;
     }
-    cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
+    // device queries only, no context: creating one (~100-300 ms on an H200) is left to the first
+    // gpu_use_device caller or cuzk_gpu_warm's worker thread, so a one-shot prover reads its key
+    // meanwhile; gpu_use_device also raises each device's pool threshold
     (void)cudaGetLastError();
     info.present = true;
     info.sm_count = prop.multiProcessorCount;

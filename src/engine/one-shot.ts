@@ -1,0 +1,74 @@
+// The one-shot road from files (`cuzk prove`, `cuzk fullprove`), its start-up overlapped: the native
+// core is loaded first (a CUDA build's probe asks the driver about its devices, no context yet); on a
+// GPU the context is created on a worker thread (cuzk_gpu_warm, ~100-300 ms on an H200) while the
+// key is read, checked and pinned section by section, and the witness is read into a buffer of its
+// own beside it and pinned (an upload from pageable memory runs at ~7.5 GB/s, from pinned ~55). The
+// key goes to the GPU once it is all in; then the proof, verified before it returns (prover.ts).
+import { NativeBuffer } from '../ffi/native-buffer.js';
+import { gpuWarmAsync } from '../ffi/native.js';
+import type { WtnsFile } from '../formats/wtns.js';
+import { oneShotDevice, proveWithKey, type ProofResult } from './prover.js';
+import { ProvingKey, type KeyLoadTimings, type ProgressFn } from './proving-key.js';
+import { readWitnessValues } from './witness-read.js';
+
+/** Where a one-shot proof's time went, ms from the call (`*At`) or spans. */
+export interface OneShotTimings {
+  /** When the call was made, from the process's start (node's boot and the modules loaded before it). */
+  startAt: number;
+  /** Loading the native core (and a CUDA build's device probe). */
+  coreMs: number;
+  /** The key's load (ProvingKey.timings), beside the witness read and the context creation. */
+  key: KeyLoadTimings;
+  /** When the witness was read, checked (and pinned), from the call. */
+  witnessAt: number;
+  /** When the GPU context was ready, from the call (-1: the CPU core). */
+  warmAt: number;
+  /** Key upload to the GPU (0 on the CPU core). */
+  uploadMs: number;
+  proveMs: number;
+  verifyMs: number;
+  totalMs: number;
+}
+
+export type OneShotPhase = 'load key' | 'upload key' | 'prove' | 'verify';
+
+/**
+ * Proves `wtns` with the key at `zkeyPath` on oneShotDevice(); the caller keeps `wtns` open until this
+ * settles and releases the returned key. Throws what ProvingKey.load, readWitnessValues and
+ * proveWithKey throw (E_FORMAT naming a bad key, witness or mismatch).
+ */
+export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { onPhase?: (p: OneShotPhase) => void; onProgress?: ProgressFn } = {}): Promise<{ key: ProvingKey; res: ProofResult; timings: OneShotTimings }> {
+  const t0 = performance.now();
+  const since = () => performance.now() - t0;
+  const device = oneShotDevice();
+  const coreMs = since();
+  const warm = device >= 0 ? gpuWarmAsync(device).then(since) : Promise.resolve(-1);
+  const buf = NativeBuffer.allocMapped(Math.max(64, wtns.witnessBytes));
+  const witness = readWitnessValues(wtns, buf.bytes).then(async (w) => {
+    if (device >= 0) await buf.pinAsync();
+    return { w, at: since() };
+  });
+  const started = [warm, witness];
+  for (const p of started) p.catch(() => undefined); // awaited below; a failure in the key load comes first
+  let key: ProvingKey | undefined;
+  try {
+    opts.onPhase?.('load key');
+    key = await ProvingKey.load(zkeyPath, { pinned: device >= 0, onProgress: opts.onProgress });
+    const { w, at: witnessAt } = await witness;
+    const warmAt = await warm;
+    const t1 = performance.now();
+    if (device >= 0) {
+      opts.onPhase?.('upload key');
+      await key.native.gpuUpload(device);
+    }
+    const uploadMs = performance.now() - t1;
+    const res = await proveWithKey(key, w, { device, onPhase: opts.onPhase }, wtns.header);
+    return { key, res, timings: { startAt: t0, coreMs, key: key.timings, witnessAt, warmAt, uploadMs, ...res.timings, totalMs: since() } };
+  } catch (err) {
+    key?.release();
+    throw err;
+  } finally {
+    await Promise.allSettled(started); // the witness read writes into `buf` until it settles
+    buf.release();
+  }
+}
