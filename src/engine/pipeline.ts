@@ -39,6 +39,9 @@ export interface PipelineDeps {
   cpuLane: DeviceLane;
   /** Serialises phase 1 (the native thread pool runs one parallel region at a time anyway). */
   cpu: { tail: Promise<unknown> };
+  /** Serialises the witness reads into their buffers, in the order the partitions asked: the pool
+   * runs one at a time anyway, and in arrival order a job's first partition is never behind its next. */
+  reads: { tail: Promise<unknown> };
   /** Uploads the key to a device once (KeyCache.onDevice). */
   ensureOnDevice: (device: number, signal: AbortSignal) => Promise<void>;
   verify: boolean;
@@ -145,9 +148,16 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     if (layout) checkKeyUnchanged(job.checked.keyShape, h);
     else checkWitnessMatchesKey(wtns.header, h, name);
     [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize, onGpu), `${name} buffers`, signal);
-    const t0 = performance.now();
-    witness = await readWitnessValues(wtns, wBuf.bytes);
-    spans.record({ ...span, phase: 'witness', track: 'read', start: t0, dur: performance.now() - t0, bytes: witness.byteLength });
+    const into = wBuf.bytes;
+    const read = deps.reads.tail.then(async () => {
+      stopped();
+      const t0 = performance.now();
+      const w = await readWitnessValues(wtns, into);
+      spans.record({ ...span, phase: 'witness', track: 'read', start: t0, dur: performance.now() - t0, bytes: w.byteLength });
+      return w;
+    });
+    deps.reads.tail = read.catch(() => undefined);
+    witness = await read;
   } catch (err) {
     abBuf?.release();
     wBuf?.release();
