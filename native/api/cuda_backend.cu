@@ -35,7 +35,7 @@ extern "C" {
 
 CUZK_API const char* cuzk_backend_name(void) { return "cuda"; }
 
-CUZK_API int32_t cuzk_cuda_available(void) { return gpu_info().present ? 1 : 0; }
+CUZK_API int32_t cuzk_cuda_available(void) { return gpu_probe().present ? 1 : 0; }
 
 CUZK_API int32_t cuzk_gpu_count(void) { return gpu_count(); }
 
