@@ -6,7 +6,7 @@
 // key goes to the GPU once it is all in; then the proof, verified before it returns (prover.ts).
 import { NativeBuffer } from '../ffi/native-buffer.js';
 import { gpuWarmAsync } from '../ffi/native.js';
-import type { WtnsFile } from '../formats/wtns.js';
+import { checkWitnessMatchesKey, type WtnsFile } from '../formats/wtns.js';
 import { oneShotDevice, proveWithKey, type ProofResult } from './prover.js';
 import { ProvingKey, type KeyLoadTimings, type ProgressFn } from './proving-key.js';
 import { readWitnessValues } from './witness-read.js';
@@ -54,14 +54,16 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
   try {
     opts.onPhase?.('load key');
     key = await ProvingKey.load(zkeyPath, { pinned: device >= 0, onProgress: opts.onProgress });
+    checkWitnessMatchesKey(wtns.header, key.header); // before the upload, not after it
     const { w, at: witnessAt } = await witness;
     const warmAt = await warm;
-    const t1 = performance.now();
+    let uploadMs = 0;
     if (device >= 0) {
       opts.onPhase?.('upload key');
+      const t1 = performance.now();
       await key.native.gpuUpload(device);
+      uploadMs = performance.now() - t1;
     }
-    const uploadMs = performance.now() - t1;
     const res = await proveWithKey(key, w, { device, onPhase: opts.onPhase }, wtns.header);
     return { key, res, timings: { startAt: t0, coreMs, key: key.timings, witnessAt, warmAt, uploadMs, ...res.timings, totalMs: since() } };
   } catch (err) {
