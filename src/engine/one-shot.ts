@@ -4,6 +4,7 @@
 // key is read, checked and pinned section by section, and the witness is read into a buffer of its
 // own beside it and pinned (an upload from pageable memory runs at ~7.5 GB/s, from pinned ~55). The
 // key goes to the GPU once it is all in; then the proof, verified before it returns (prover.ts).
+import { loadCore } from '../ffi/load.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
 import { gpuWarmAsync } from '../ffi/native.js';
 import { checkWitnessMatchesKey, type WtnsFile } from '../formats/wtns.js';
@@ -15,8 +16,9 @@ import { readWitnessValues } from './witness-read.js';
 export interface OneShotTimings {
   /** When the call was made, from the process's start (node's boot and the modules loaded before it). */
   startAt: number;
-  /** Loading the native core (and a CUDA build's device probe). */
+  /** Loading the native core: opening it, and a CUDA build's device probe (the driver's start). */
   coreMs: number;
+  core: { openMs: number; probeMs: number };
   /** The key's load (ProvingKey.timings), beside the witness read and the context creation. */
   key: KeyLoadTimings;
   /** When the witness was read, checked (and pinned), from the call. */
@@ -42,6 +44,7 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
   const since = () => performance.now() - t0;
   const device = oneShotDevice();
   const coreMs = since();
+  const { open, probe } = loadCore().startMs;
   const warm = device >= 0 ? gpuWarmAsync(device).then(since) : Promise.resolve(-1);
   const buf = NativeBuffer.allocMapped(Math.max(64, wtns.witnessBytes));
   const witness = readWitnessValues(wtns, buf.bytes).then(async (w) => {
@@ -65,7 +68,7 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
       uploadMs = performance.now() - t1;
     }
     const res = await proveWithKey(key, w, { device, onPhase: opts.onPhase }, wtns.header);
-    return { key, res, timings: { startAt: t0, coreMs, key: key.timings, witnessAt, warmAt, uploadMs, ...res.timings, totalMs: since() } };
+    return { key, res, timings: { startAt: t0, coreMs, core: { openMs: open, probeMs: probe }, key: key.timings, witnessAt, warmAt, uploadMs, ...res.timings, totalMs: since() } };
   } catch (err) {
     key?.release();
     throw err;

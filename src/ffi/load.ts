@@ -16,6 +16,9 @@ export interface LoadedCore {
   abi: Abi;
   backend: 'cpu' | 'cuda';
   libPath: string;
+  /** ms spent loading: opening the libraries (dlopen, the ABI bound) and asking the CUDA build about
+   * its GPUs (cuzk_cuda_available: the driver's start, no context), for start-up breakdowns. */
+  startMs: { open: number; probe: number };
 }
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -53,12 +56,21 @@ export function loadCore(logger: Logger = log): LoadedCore {
   const cudaPath = path.join(buildDir, `libcuzk_cuda${twin}.so`);
   let libPath = process.env.CUZK_LIB ?? '';
   let reason = 'CUZK_LIB';
+  const startMs = { open: 0, probe: 0 };
+  const timed = <T>(what: 'open' | 'probe', fn: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      startMs[what] += performance.now() - t0;
+    }
+  };
   if (!libPath) {
     const want = process.env.CUZK_BACKEND ?? 'auto';
     if (want !== 'cpu' && existsSync(cudaPath)) {
-      const abi = open(cudaPath);
-      if (abi.cuda_available() === 1) {
-        loaded = { abi, backend: 'cuda', libPath: cudaPath };
+      const abi = timed('open', () => open(cudaPath));
+      if (timed('probe', () => abi.cuda_available()) === 1) {
+        loaded = { abi, backend: 'cuda', libPath: cudaPath, startMs };
         logger.info({ lib: cudaPath, threads: abi.get_threads() }, `cuzk backend: CUDA (${abi.gpu_count()} GPU${abi.gpu_count() === 1 ? '' : 's'})`);
         return loaded;
       }
@@ -74,9 +86,9 @@ export function loadCore(logger: Logger = log): LoadedCore {
   if (!existsSync(libPath)) {
     throw new CuzkError('E_INTERNAL', `native core not found at ${libPath}: run \`npm run build:native\` (needs cmake and g++)`);
   }
-  const abi = open(libPath);
-  const backend = abi.backend_name() === 'cuda' && abi.cuda_available() === 1 ? 'cuda' : 'cpu';
-  loaded = { abi, backend, libPath };
+  const abi = timed('open', () => open(libPath));
+  const backend = abi.backend_name() === 'cuda' && timed('probe', () => abi.cuda_available()) === 1 ? 'cuda' : 'cpu';
+  loaded = { abi, backend, libPath, startMs };
   logger.info({ lib: libPath, threads: abi.get_threads() }, `cuzk backend: ${backend === 'cuda' ? 'CUDA' : 'CPU core'} (${reason})`);
   return loaded;
 }
