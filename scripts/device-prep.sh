@@ -10,8 +10,10 @@
 # Builds the CUDA core unless one was carried (build/carry/libcuzk_cuda.so.xz, from
 # `CARRY_CORE=1 bash scripts/device-carry.sh`), compiles dist/ if it is older than src/, and makes the
 # dev fixtures it needs (.cache/bench; 2^24 takes ~90 s there, hence BIG=1).
-# Run there:  source .device/boot.sh && bash scripts/device-prep.sh      (carry .device, build/carry)
+# Run there:  source .device/boot.sh && bash scripts/device-prep.sh [all|prove|bench]   (carry .device)
 #             BIG=1 RUNS=3 bash scripts/device-prep.sh                  (also 2^24: ~6 minutes in all)
+# A second call on the same (warm) machine finds the build and the fixtures there: `prove` and
+# `bench` then run one half each.
 # SKIP_BUILD=1 uses build/native as it is; PROVE_SIZES / BENCH_SIZES (lists of log2 sizes) replace the
 # defaults: a dry run here on the CPU core is
 #   SKIP_BUILD=1 CUZK_BACKEND=cpu PROVE_SIZES=16 BENCH_SIZES=12 RUNS=2 bash scripts/device-prep.sh
@@ -22,6 +24,7 @@ root=$PWD
 TMP=${PREP_TMP:-/tmp/cuzk-prep}
 mkdir -p "$TMP"
 RUNS=${RUNS:-5}
+what=${1:-all}
 export CUZK_LOG=${CUZK_LOG:-warn}
 step() { echo "=== $1 ($(date +%T))"; }
 cuzk() { node "$root/bin/cuzk.js" "$@"; }
@@ -30,6 +33,8 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 prove_sizes="20" bench_sizes="22"
 [[ ${BIG:-0} == 1 ]] && prove_sizes="20 24" bench_sizes="22 24"
 prove_sizes=${PROVE_SIZES:-$prove_sizes} bench_sizes=${BENCH_SIZES:-$bench_sizes}
+[[ $what == bench ]] && prove_sizes=""
+[[ $what == prove ]] && bench_sizes=""
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   step build

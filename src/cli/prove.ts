@@ -8,11 +8,8 @@ import { WtnsFile } from '../formats/wtns.js';
 import { proveFromFiles, type OneShotPhase, type OneShotTimings } from '../engine/one-shot.js';
 import { oneShotDevice, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
-import { computeWitness } from '../engine/witness.js';
-import { generatorKind } from '../engine/generator-file.js';
 import { backend } from '../ffi/native.js';
 import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
-import { readInputFile, witnessToFile } from './witness.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
        cuzk fullprove <input.json> <generator> <circuit.zkey> <proof.json> <public.json> [options]
@@ -76,6 +73,11 @@ export async function fullproveCommand(ctx: CliContext, args: string[]): Promise
   if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [inputPath, genPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
+  // the witness generators' modules (wasm driver, native generator, their CLI) are fullprove's only:
+  // `cuzk prove` does not load them (~15-25 ms of a process, test/cli/imports.test.ts)
+  const [{ computeWitness }, { generatorKind }, { readInputFile, witnessToFile }] = await Promise.all([
+    import('../engine/witness.js'), import('../engine/generator-file.js'), import('./witness.js'),
+  ]);
   const input = readInputFile(inputPath);
   const t0 = performance.now();
   let proved: Awaited<ReturnType<typeof proveFiles>>, witnessMs: number;
