@@ -3,6 +3,7 @@
 // another circuit is refused once the key is in (before any upload), one with a value not below r
 // as the witness read names it, and neither leaves the key held.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { proveFromFiles } from '../../src/engine/one-shot.js';
 import { proofToJson, publicToJson } from '../../src/formats/proof-json.js';
@@ -10,7 +11,6 @@ import { WtnsFile } from '../../src/formats/wtns.js';
 import { rejects } from '../helpers/rejects.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
-import { readFileSync } from 'node:fs';
 
 after(terminateSnarkjs);
 const sets = vectorSets();

@@ -4,7 +4,7 @@
 // below r, and a file that shrank after it was opened, are one-line FormatErrors naming the witness;
 // and the event loop stays free while a large witness is copied and checked (it was not, before).
 import assert from 'node:assert/strict';
-import { truncateSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readWitnessValues } from '../../src/engine/witness-read.js';
@@ -87,12 +87,10 @@ describe('readWitnessValues', { timeout: 120_000 }, () => {
     const late = n - 3, early = 200_000;
     putR(v, late);
     putR(v, early);
-    const file = path.join(tmp(), 'bad.wtns');
-    writeWtns(file, r, new Uint8Array(32 * n)); // writeWtns refuses values not below r: write zeros, then the bad bytes
+    // the writers refuse values not below r: an image of zeros, its values then overwritten
     const image = encodeWtns(r, new Uint8Array(32 * n));
-    const at = image.length - 32 * n;
-    image.set(v, at);
-    const { writeFileSync } = await import('node:fs');
+    image.set(v, image.length - 32 * n);
+    const file = path.join(tmp(), 'bad.wtns');
     writeFileSync(file, image);
     for (const wtns of [WtnsFile.open(file), WtnsFile.fromBytes(image, 'the image')]) {
       const err = await rejects(readWitnessValues(wtns, new Uint8Array(32 * n)), 'E_FORMAT');
