@@ -42,10 +42,12 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   if [[ -f build/carry/libcuzk_cuda.so.xz ]]; then
     echo "carried cores of $(paste -sd' ' build/carry/commit 2>/dev/null)"
     mkdir -p build/native
-    for lib in libcuzk_cuda libcuzk_cpu; do xz -dc "build/carry/$lib.so.xz" > "build/native/$lib.so"; done
-  else  # the CUDA release library only (not the CPU core, the test twins or gpu_selftest)
+    for lib in libcuzk_cuda libcuzk_cpu libcuzk_cuda_test; do
+      [[ -f build/carry/$lib.so.xz ]] && xz -dc "build/carry/$lib.so.xz" > "build/native/$lib.so"
+    done
+  else  # the CUDA library and its test twin (the same objects linked again), not the CPU core or gpu_selftest
     { cmake -S native -B build/native -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON && \
-      cmake --build build/native -j"$(nproc)" --target cuzk_cuda; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+      cmake --build build/native -j"$(nproc)" --target cuzk_cuda cuzk_cuda_test; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
   fi
   echo "build: $(( $(date +%s) - t0 )) s"
 fi
@@ -61,6 +63,12 @@ for k in $(echo "$prove_sizes $bench_sizes" | tr ' ' '\n' | sort -un); do
   [[ -f $F/vkey.json ]] || cuzk zkey export verificationkey "$F/circuit.zkey" "$F/vkey.json" --quiet || exit 1
   echo "2^$k: $(du -h "$F/circuit.zkey" | cut -f1) zkey, $(du -h "$F/witness.wtns" | cut -f1) witness ($(( $(date +%s) - t0 )) s)"
 done
+
+if [[ $what != bench && -f build/native/libcuzk_cuda_test.so ]]; then
+  step "test:gpu one-shot.test.ts (the one-shot road on GPU 0)"
+  timeout 120 npm run test:gpu -- --require-gpu test/gpu/one-shot.test.ts > "$TMP/test-gpu.log" 2>&1; echo "exit $?"
+  grep -E "^# (pass|fail|skipped)|not ok" "$TMP/test-gpu.log" | head -8
+fi
 
 step "one-shot cuzk prove, whole process, page cache warm; every proof verified by snarkjs"
 for k in $prove_sizes; do
