@@ -16,9 +16,9 @@ import { DRY, gpuSkip } from './gpu-gate.js';
 const skip = gpuSkip();
 after(terminateSnarkjs);
 
-describe('one-shot prove on the GPU', { skip }, () => {
+describe('one-shot prove on the GPU', () => {
   for (const set of vectorSets().filter((s) => s.circuit === 'poseidon')) {
-    it(`${set.curve}/${set.circuit}: context, key and witness beside each other, then upload and proof; snarkjs verifies`, async () => {
+    it(`${set.curve}/${set.circuit}: context, key and witness beside each other, then upload and proof; snarkjs verifies`, { skip }, async () => {
       const wtns = WtnsFile.open(vectorFile(set, 'witness.wtns'));
       const phases: string[] = [];
       try {
@@ -36,7 +36,7 @@ describe('one-shot prove on the GPU', { skip }, () => {
     });
   }
 
-  it('cuzk_gpu_warm: idempotent on GPU 0; a GPU that does not exist is E_NO_DEVICE', { skip: DRY ? 'dry run: no GPU' : false }, async () => {
+  it('cuzk_gpu_warm: idempotent on GPU 0; a GPU that does not exist is E_NO_DEVICE', { skip: skip || (DRY ? 'dry run: no GPU' : false) }, async () => {
     await gpuWarmAsync(0);
     await gpuWarmAsync(0);
     await assert.rejects(gpuWarmAsync(4096), (e: unknown) => (e as { code?: string }).code === 'E_NO_DEVICE');
