@@ -1,10 +1,12 @@
 // The one-shot road from files (`cuzk prove`, `cuzk fullprove`), its start-up overlapped: the native
-// core is loaded first (a CUDA build's probe asks the driver about its devices, no context yet); on a
-// GPU the context is created on a worker thread (cuzk_gpu_warm, ~100-300 ms on an H200) while the
-// key is read, checked and pinned section by section, and the witness is read into a buffer of its
-// own beside it and pinned (an upload from pageable memory runs at ~7.5 GB/s, from pinned ~55). The
-// key goes to the GPU once it is all in; then the proof, verified before it returns (prover.ts).
-import { loadCore } from '../ffi/load.js';
+// core is loaded first (a CUDA build without asking the driver anything: loadCore's deferGpuProbe);
+// then the driver's start and GPU 0's context run on a worker thread (cuzk_gpu_warm, ~100-300 ms on
+// an H200) while the key is read, checked and pinned section by section, and the witness is read into
+// a buffer of its own beside it and pinned (an upload from pageable memory runs at ~7.5 GB/s, from
+// pinned ~55). The key goes to the GPU once it is all in; then the proof, verified before it returns
+// (prover.ts). No usable GPU after all: the CPU core proves, as oneShotDevice() would have chosen.
+import { CuzkError } from '../errors.js';
+import { loadCore, noUsableGpu } from '../ffi/load.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
 import { gpuWarmAsync } from '../ffi/native.js';
 import { checkWitnessMatchesKey, type WtnsFile } from '../formats/wtns.js';
@@ -16,14 +18,15 @@ import { readWitnessValues } from './witness-read.js';
 export interface OneShotTimings {
   /** When the call was made, from the process's start (node's boot and the modules loaded before it). */
   startAt: number;
-  /** Loading the native core: opening it, and a CUDA build's device probe (the driver's start). */
+  /** Loading the native core: opening it (a CUDA build's device probe is deferred to the warm-up,
+   * unless something loaded the core before, e.g. `--threads`). */
   coreMs: number;
   core: { openMs: number; probeMs: number };
   /** The key's load (ProvingKey.timings), beside the witness read and the context creation. */
   key: KeyLoadTimings;
   /** When the witness was read, checked (and pinned), from the call. */
   witnessAt: number;
-  /** When the GPU context was ready, from the call (-1: the CPU core). */
+  /** When the driver had started and GPU 0's context was made (cuzk_gpu_warm), from the call (-1: the CPU core). */
   warmAt: number;
   /** Key upload to the GPU (0 on the CPU core). */
   uploadMs: number;
@@ -42,13 +45,22 @@ export type OneShotPhase = 'load key' | 'upload key' | 'prove' | 'verify';
 export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { onPhase?: (p: OneShotPhase) => void; onProgress?: ProgressFn } = {}): Promise<{ key: ProvingKey; res: ProofResult; timings: OneShotTimings }> {
   const t0 = performance.now();
   const since = () => performance.now() - t0;
-  const device = oneShotDevice();
+  // a CUDA build is loaded without asking the driver anything yet; its start and GPU 0's context run
+  // on a worker thread beside the reads, which need no GPU (pinning in place waits for the context,
+  // and is nothing without a GPU)
+  const core = loadCore(undefined, { deferGpuProbe: true });
   const coreMs = since();
-  const { open, probe } = loadCore().startMs;
-  const warm = device >= 0 ? gpuWarmAsync(device).then(since) : Promise.resolve(-1);
+  const { open, probe } = core.startMs;
+  const cuda = core.backend === 'cuda';
+  const warm = cuda
+    ? gpuWarmAsync(0).then(since, (err: unknown) => {
+      if (err instanceof CuzkError && err.code === 'E_NO_DEVICE') return -1; // the CPU core proves (noUsableGpu below)
+      throw err;
+    })
+    : Promise.resolve(-1);
   const buf = NativeBuffer.allocMapped(Math.max(64, wtns.witnessBytes));
   const witness = readWitnessValues(wtns, buf.bytes).then(async (w) => {
-    if (device >= 0) await buf.pinAsync();
+    if (cuda) await buf.pinAsync();
     return { w, at: since() };
   });
   const started = [warm, witness];
@@ -56,10 +68,12 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
   let key: ProvingKey | undefined;
   try {
     opts.onPhase?.('load key');
-    key = await ProvingKey.load(zkeyPath, { pinned: device >= 0, onProgress: opts.onProgress });
+    key = await ProvingKey.load(zkeyPath, { pinned: cuda, onProgress: opts.onProgress });
     checkWitnessMatchesKey(wtns.header, key.header); // before the upload, not after it
     const { w, at: witnessAt } = await witness;
     const warmAt = await warm;
+    if (cuda && warmAt < 0) noUsableGpu();
+    const device = warmAt >= 0 ? oneShotDevice() : -1;
     let uploadMs = 0;
     if (device >= 0) {
       opts.onPhase?.('upload key');

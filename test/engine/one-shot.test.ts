@@ -3,7 +3,11 @@
 // another circuit is refused once the key is in (before any upload), one with a value not below r
 // as the witness read names it, and neither leaves the key held.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { proveFromFiles } from '../../src/engine/one-shot.js';
 import { proofToJson, publicToJson } from '../../src/formats/proof-json.js';
@@ -16,6 +20,14 @@ after(terminateSnarkjs);
 const sets = vectorSets();
 const poseidon = sets.find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
 const mult = sets.find((s) => s.curve === 'bn128' && s.circuit === 'multiplier')!;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `cuzk prove --json` in a fresh process (the core not loaded yet) with `env`. */
+function proveChild(env: NodeJS.ProcessEnv, out: string) {
+  const args = ['--import', 'tsx', 'src/cli/run.ts', 'prove', vectorFile(poseidon, 'circuit.zkey'), vectorFile(poseidon, 'witness.wtns'), path.join(out, 'proof.json'), path.join(out, 'public.json'), '--json'];
+  return spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', env: { ...process.env, CUZK_LOG: 'warn', ...env } });
+}
 
 describe('proveFromFiles', { timeout: 120_000 }, () => {
   it('proves from the files with the breakdown of where the time went; snarkjs verifies the proof', async () => {
@@ -34,6 +46,27 @@ describe('proveFromFiles', { timeout: 120_000 }, () => {
       assert.ok(t.coreMs + t.key.totalMs + t.proveMs + t.verifyMs <= t.totalMs + 1, `the parts fit in the whole: ${JSON.stringify(t)}`);
     } finally {
       wtns.close();
+    }
+  });
+
+  it('a "CUDA build" loaded before the driver is asked (the driver\'s device present) that finds no GPU: the CPU core proves; CUZK_BACKEND=cuda: E_NO_DEVICE', () => {
+    // the CPU core's library stands in for the CUDA build: its cuzk_gpu_warm says E_NO_DEVICE, as a CUDA build without a usable GPU does
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-defer-'));
+    try {
+      const built = path.join(root, 'build', 'native');
+      for (const twin of ['', '_test']) symlinkSync(path.join(built, `libcuzk_cpu${twin}.so`), path.join(dir, `libcuzk_cuda${twin}.so`));
+      writeFileSync(path.join(dir, 'nvidiactl'), '');
+      const env = { CUZK_BUILD_DIR: dir, CUZK_NVIDIA_CTL: path.join(dir, 'nvidiactl') };
+      const r = proveChild(env, dir);
+      assert.equal(r.status, 0, r.stderr);
+      const j = JSON.parse(r.stdout) as { backend: string; timings: { warmAt: number; uploadMs: number } };
+      assert.deepEqual([j.backend, j.timings.warmAt, j.timings.uploadMs], ['cpu', -1, 0]);
+      assert.deepEqual(JSON.parse(readFileSync(path.join(dir, 'public.json'), 'utf8')), JSON.parse(readFileSync(vectorFile(poseidon, 'public.json'), 'utf8')));
+      const insist = proveChild({ ...env, CUZK_BACKEND: 'cuda' }, dir);
+      assert.equal(insist.status, 1, insist.stderr);
+      assert.match(insist.stderr.trim(), /^cuzk: E_NO_DEVICE: CUZK_BACKEND=cuda but no usable GPU was found$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
