@@ -35,7 +35,7 @@ extern "C" {
 
 CUZK_API const char* cuzk_backend_name(void) { return "cuda"; }
 
-CUZK_API int32_t cuzk_cuda_available(void) { return gpu_info().present ? 1 : 0; }
+CUZK_API int32_t cuzk_cuda_available(void) { return gpu_probe().present ? 1 : 0; }
 
 CUZK_API int32_t cuzk_gpu_count(void) { return gpu_count(); }
 
@@ -54,6 +54,13 @@ CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_
     out->sm_count = prop.multiProcessorCount;
     out->cc_major = prop.major;
     out->cc_minor = prop.minor;
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_gpu_warm(int32_t device, cuzk_error* err) {
+  return guard([&] {
+    gpu_use_device(device);
+    CUZK_CUDA_OK(cudaFree(nullptr));  // the runtime creates the primary context on its first real call
   }, err);
 }
 

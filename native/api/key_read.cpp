@@ -3,6 +3,7 @@
 // coefficient records in range). One pass replaces a read per section on libuv's threads followed
 // by a check per section: the copy out of the page cache, the page faults of the fresh buffers and
 // the checks all spread over every core (the faults of one thread's pread overlap another's checks).
+// cuzk_scalars_read_checked is the same pass for a witness's values, from a file or from memory.
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -108,9 +109,21 @@ struct probe_fd {
   probe_fd& operator=(const probe_fd&) = delete;
 };
 
+// Where the bytes come from: the open file |fd| (pread), or with fd < 0 the caller's memory |mem|,
+// positions then being offsets into it (bounds checked by the caller).
+struct source_t {
+  int fd = -1;
+  const uint8_t* mem = nullptr;
+};
+
 // false when the read failed or the file ended (recorded)
-bool read_chunk(int fd, const cuzk_read_part& p, const chunk_t& c, defects_t& defects) {
+bool read_chunk(const source_t& src, const cuzk_read_part& p, const chunk_t& c, defects_t& defects) {
   auto* dest = static_cast<uint8_t*>(p.dest) + c.begin;
+  if (src.fd < 0) {
+    std::memcpy(dest, src.mem + c.file_pos, c.len);
+    return true;
+  }
+  const int fd = src.fd;
   populate(dest, c.len);
   for (uint64_t done = 0; done < c.len;) {
     ssize_t got = pread(fd, dest + done, c.len - done, off_t(c.file_pos + done));
@@ -137,6 +150,7 @@ int32_t item_defect(int32_t check, const uint8_t* b, uint32_t domain_size, uint6
       bool ok = f[0] < 2 && f[1] < domain_size && f[2] < n_vars && is_canonical(F::load(b + 12));
       return ok ? 0 : CUZK_READ_BAD_RECORD;
     }
+    case CUZK_READ_FR: return is_canonical(C::fr_t::load(b)) ? 0 : CUZK_READ_BAD_SCALAR;
     default: return 0;
   }
 }
@@ -148,12 +162,13 @@ uint64_t item_bytes(int32_t check) {
     case CUZK_READ_G1: return affine_t<typename C::g1>::nbytes;
     case CUZK_READ_G2: return affine_t<typename C::g2>::nbytes;
     case CUZK_READ_COEFS: return coef_bytes;
+    case CUZK_READ_FR: return C::fr_t::nbytes;
     default: fail(CUZK_E_INVALID_ARG, "cuzk_file_read_checked: unknown check " + std::to_string(check));
   }
 }
 
 template <class C>
-void read_checked(int fd, uint32_t domain_size, uint64_t n_vars, cuzk_read_part* parts, uint64_t n) {
+void read_checked(const source_t& src, uint32_t domain_size, uint64_t n_vars, cuzk_read_part* parts, uint64_t n) {
   uint64_t total = 0;
   for (uint64_t i = 0; i < n; i++) {
     cuzk_read_part& p = parts[i];
@@ -181,7 +196,7 @@ void read_checked(int fd, uint32_t domain_size, uint64_t n_vars, cuzk_read_part*
   defects_t defects(parts, n);
   bool any_zeroed = false;
   for (uint64_t i = 0; i < n; i++) any_zeroed |= (parts[i].flags & CUZK_READ_DEST_ZEROED) != 0;
-  const probe_fd probe(any_zeroed ? fd : -1);
+  const probe_fd probe(any_zeroed ? src.fd : -1);
   // the verdict on an item of zeros, per part: what a hole's items are (the point at infinity is good)
   std::vector<int32_t> zero_defect(n, 0);
   const std::vector<uint8_t> zeros(affine_t<typename C::g2>::nbytes + coef_bytes, 0);
@@ -197,7 +212,7 @@ void read_checked(int fd, uint32_t domain_size, uint64_t n_vars, cuzk_read_part*
       if (d != 0) defects.record(c.part, c.file_pos, d, int64_t(c.begin / item));
       return;
     }
-    if (!read_chunk(fd, p, c, defects) || p.check == CUZK_READ_RAW) return;
+    if (!read_chunk(src, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const auto* base = static_cast<const uint8_t*>(p.dest);
     for (uint64_t off = c.begin; off < c.begin + c.len; off += item) {
       int32_t d = item_defect<C>(p.check, base + off, domain_size, n_vars);
@@ -218,7 +233,24 @@ CUZK_API cuzk_status cuzk_file_read_checked(int32_t fd, int32_t curve, uint32_t 
     static_assert(sizeof(cuzk_read_part) == 48, "cuzk_read_part is 48 bytes (src/ffi/key-read.ts encodes it)");
     require(fd >= 0, "cuzk_file_read_checked: bad file descriptor");
     require(n == 0 || parts != nullptr, "cuzk_file_read_checked: parts is NULL");
-    with_curve(curve, [&](auto c) { read_checked<decltype(c)>(fd, domain_size, n_vars, parts, n); });
+    with_curve(curve, [&](auto c) { read_checked<decltype(c)>(source_t{fd, nullptr}, domain_size, n_vars, parts, n); });
+  }, err);
+}
+
+CUZK_API cuzk_status cuzk_scalars_read_checked(int32_t fd, const uint8_t* src, uint64_t offset, int32_t curve,
+                                               uint64_t n, uint8_t* dest, int32_t* defect, int64_t* first_bad,
+                                               int32_t* os_error, cuzk_error* err) {
+  return guard([&] {
+    const char* fn = "cuzk_scalars_read_checked: ";
+    require(defect && first_bad && os_error, std::string(fn) + "defect, first_bad or os_error is NULL");
+    require(fd >= 0 ? src == nullptr : src != nullptr, std::string(fn) + "give a file descriptor or a source buffer, one of them");
+    require(n == 0 || dest != nullptr, std::string(fn) + "dest is NULL");
+    require(n < (uint64_t(1) << 40) && offset <= uint64_t(INT64_MAX) - 32 * n, std::string(fn) + "the range lies past any file");
+    cuzk_read_part part{offset, 32 * n, dest, CUZK_READ_FR, CUZK_READ_OK, -1, 0, 0};
+    with_curve(curve, [&](auto c) { read_checked<decltype(c)>(source_t{fd, src}, 0, 0, &part, 1); });
+    *defect = part.defect;
+    *first_bad = part.first_bad;
+    *os_error = part.os_error;
   }, err);
 }
 

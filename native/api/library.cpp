@@ -31,6 +31,9 @@ CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc*, cuzk_erro
 CUZK_API cuzk_status cuzk_set_gpu_mode(int32_t mode, cuzk_error* err) {
   return guard([&] { require(mode >= 0 && mode <= 2, "cuzk_set_gpu_mode: mode must be 0, 1 or 2"); }, err);
 }
+CUZK_API cuzk_status cuzk_gpu_warm(int32_t device, cuzk_error* err) {
+  return guard([&] { fail(CUZK_E_NO_DEVICE, "GPU " + std::to_string(device) + " does not exist: this is the CPU build"); }, err);
+}
 #endif
 
 CUZK_API const char* cuzk_field_impl(void) {

@@ -127,8 +127,9 @@ typedef enum cuzk_read_check {
   CUZK_READ_RAW = 0,   /* bytes only */
   CUZK_READ_G1 = 1,    /* LEM G1 affine points: coordinates below q, on the curve (as cuzk_points_check) */
   CUZK_READ_G2 = 2,    /* LEM G2 affine points, likewise */
-  CUZK_READ_COEFS = 3  /* zkey section 4 records {u32 matrix, u32 constraint, u32 signal, Fr value}:
+  CUZK_READ_COEFS = 3, /* zkey section 4 records {u32 matrix, u32 constraint, u32 signal, Fr value}:
                           matrix < 2, constraint < domain_size, signal < n_vars, value below r */
+  CUZK_READ_FR = 4     /* 32-byte LE scalars (a .wtns's values, standard form): each below r */
 } cuzk_read_check;
 
 typedef enum cuzk_read_defect {
@@ -136,7 +137,8 @@ typedef enum cuzk_read_defect {
   /* 1-3: a point's defect, as cuzk_points_check's |why| */
   CUZK_READ_BAD_RECORD = 4, /* a coefficient record out of range (first_bad: its index) */
   CUZK_READ_ENDED = 5,      /* the file ended before the part did (first_bad: the file byte) */
-  CUZK_READ_IO = 6          /* a read failed (first_bad: the file byte; os_error: errno) */
+  CUZK_READ_IO = 6,         /* a read failed (first_bad: the file byte; os_error: errno) */
+  CUZK_READ_BAD_SCALAR = 7  /* a CUZK_READ_FR scalar not below r (first_bad: its index) */
 } cuzk_read_defect;
 
 typedef struct cuzk_read_part {
@@ -168,6 +170,17 @@ typedef enum cuzk_read_flags {
  * |parts| is caller-owned and written during the call only. */
 CUZK_API cuzk_status cuzk_file_read_checked(int32_t fd, int32_t curve, uint32_t domain_size, uint64_t n_vars,
                                             cuzk_read_part* parts, uint64_t n, cuzk_error* err);
+
+/* A witness's |n| values (32-byte standard scalars of |curve|'s scalar field, a .wtns section 2) into
+ * |dest| (caller-owned, at least 32·n bytes, e.g. a pinned buffer the GPU uploads from), in chunks on
+ * the thread pool, each chunk checked below r as it lands: from bytes [offset, offset + 32·n) of the
+ * open file |fd| (pread; |src| NULL), or with |fd| < 0 from memory |src| + |offset| (a .wtns image the
+ * caller holds, at least that long). One pass instead of a copy then a check on the caller's thread.
+ * *defect = CUZK_READ_OK, CUZK_READ_BAD_SCALAR (*first_bad: the lowest bad index), CUZK_READ_ENDED or
+ * CUZK_READ_IO (*first_bad: the file byte; *os_error: errno); a defect is a result, not an error. */
+CUZK_API cuzk_status cuzk_scalars_read_checked(int32_t fd, const uint8_t* src, uint64_t offset, int32_t curve,
+                                               uint64_t n, uint8_t* dest, int32_t* defect, int64_t* first_bad,
+                                               int32_t* os_error, cuzk_error* err);
 
 /* out = sum scalars[i]·points[i] (Pippenger, signed windows, multi-threaded). Scalars are 32-byte
  * standard form (callers pass values < r). Zero scalars and infinity points are allowed; points
@@ -320,6 +333,10 @@ typedef struct cuzk_gpu_desc {
 /* Usable GPUs (0 in the CPU build, without a driver or without devices). */
 CUZK_API int32_t cuzk_gpu_count(void);
 CUZK_API cuzk_status cuzk_gpu_describe(int32_t device, cuzk_gpu_desc* out, cuzk_error* err);
+/* Creates |device|'s CUDA context now (cudaSetDevice, cudaFree(0)), so the first real GPU call does
+ * not pay for it: a one-shot prover calls it on a worker thread while it reads the key (an H200's
+ * context costs ~100-300 ms). Idempotent; CUZK_E_NO_DEVICE in the CPU build or without the device. */
+CUZK_API cuzk_status cuzk_gpu_warm(int32_t device, cuzk_error* err);
 /* Where the automatic entry points (cuzk_msm, cuzk_ntt) send work:
  * 0 = never the GPU, 1 = by size (default; CUZK_GPU in the environment sets the start value),
  * 2 = always the GPU when one is present. */

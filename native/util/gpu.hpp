@@ -22,8 +22,11 @@ struct gpu_info_t {
   size_t total_mem = 0;
 };
 
-// Probed once per process; a missing driver or device reads as "not present", never as an error.
-inline const gpu_info_t& gpu_info() {
+// The devices as the driver describes them, asked once per process with device queries only, so no
+// CUDA context is made (~100-300 ms on an H200): cuzk_cuda_available and cuzk_gpu_count answer from
+// this, and the context is left to the first gpu_use_device (cuzk_gpu_warm runs one on a worker
+// thread while a one-shot prover reads its key). A missing driver or device reads as "not present".
+inline const gpu_info_t& gpu_probe() {
   static gpu_info_t info;
   static std::once_flag once;
   std::call_once(once, [] {
@@ -37,16 +40,27 @@ inline const gpu_info_t& gpu_info() {
       (void)cudaGetLastError();
       return;
     }
-    cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    (void)cudaGetLastError();
     info.present = true;
     info.sm_count = prop.multiProcessorCount;
     info.total_mem = prop.totalGlobalMem;
   });
+  return info;
+}
+
+// gpu_probe(), and once per process device 0's stream-ordered pool kept (its release threshold
+// raised; gpu_use_device does the same per device): what the kernels and tools ask for.
+inline const gpu_info_t& gpu_info() {
+  static std::once_flag once;
+  const gpu_info_t& info = gpu_probe();
+  if (info.present)
+    std::call_once(once, [] {
+      cudaMemPool_t pool;
+      if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+        uint64_t keep = UINT64_MAX;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      }
+      (void)cudaGetLastError();
+    });
   return info;
 }
 
@@ -102,7 +116,7 @@ inline unsigned ceil_div(size_t a, size_t b) { return unsigned((a + b - 1) / b);
 // Usable devices (compute capability >= 7), 0 without a driver.
 inline int gpu_count() {
   static const int count = [] {
-    if (!gpu_info().present) return 0;
+    if (!gpu_probe().present) return 0;
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
       (void)cudaGetLastError();

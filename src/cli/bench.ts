@@ -54,7 +54,9 @@ Options: --jobs N            measured jobs (default 20)
          --clients N         concurrent SDK clients for --remote (default 10)
          --token T           the daemon's bearer token (default $CUZK_TOKEN)
          --upload-key        --remote: send the .zkey bytes instead of its path
-         --partitions P      partitions per job, each the same witness (the PoRep shape; in process only)
+         --partitions P      partitions per job, each the same witness (the PoRep shape); with --remote
+                             each job names the witness file P times, read by the daemon in place
+                             (--remote self lets its daemon read that folder)
          --witness-slots N   witnesses computed at once (default: the engine's rule, cores - 1 with a GPU, cores / 2 without)
          --memory-gpu-bytes N  each GPU's memory budget (default 90% of its memory): below the key and a
                              proof's scratch, the key is streamed from pinned host memory (in process only)
@@ -170,7 +172,6 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     throw new InputError('E_INVALID_ARG', `--key-residency must be auto, resident or streamed, got ${residency}`);
   }
   if ((gpuBytes !== undefined || residency !== undefined) && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes and --key-residency run in process only (not with --remote)');
-  if (partitions > 1 && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--partitions runs in process only (not with --remote)');
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
   const backend = strFlag(flags, 'backend') ?? 'auto';
@@ -200,7 +201,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     },
     onProgress: progress(ctx),
   });
-  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
+  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, partitions, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
   const failed = r.run.failed + (r.off?.failed ?? 0) + (r.inputs?.failed ?? 0);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
     headline(zkey, r),
@@ -234,6 +235,7 @@ interface RemoteRun {
   wtns: string;
   witness: Uint8Array;
   inputs?: StreamInputs;
+  partitions: number;
   remote: string;
   clients: number;
   token?: string;
@@ -245,7 +247,7 @@ interface RemoteRun {
 /** The daemon runs after the in-process one (whose engine is closed), then the side-by-side table. */
 async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Promise<number> {
   const daemon = await benchDaemon({
-    remote: o.remote, zkey: o.zkey, witness: o.witness, inputs: o.inputs, jobs: r.run.jobs, warmup: (r.inputs ?? r.run).warmup, clients: o.clients,
+    remote: o.remote, zkey: o.zkey, witness: o.witness, wtns: o.wtns, partitions: o.partitions, inputs: o.inputs, jobs: r.run.jobs, warmup: (r.inputs ?? r.run).warmup, clients: o.clients,
     engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx),
     tracePath: o.tracePath === undefined ? undefined : daemonTracePath(o.tracePath),
   });
@@ -254,7 +256,7 @@ async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Prom
   const where = daemon.self ? `a cuzk serve child on ${daemon.address} (pid ${daemon.self.pid}, exit ${daemon.self.exitStatus} after SIGTERM)` : `the daemon at ${daemon.address} (${daemon.backend} on ${daemon.devices.join(', ')})`;
   printResult(ctx, { ok, zkey: o.zkey, witness: o.wtns, run: r.run, daemon, compare }, [
     headline(o.zkey, r),
-    `${r.run.jobs} jobs after ${r.run.warmup} warm-up per run; in-process ${r.run.concurrency} in flight; then ${where}, ${o.clients} SDK clients with one job in flight each, gRPC then Connect`,
+    `${r.run.jobs} jobs${o.partitions > 1 ? ` of ${o.partitions} partitions (the daemon's name the witness file; proofs/s counts proofs)` : ''} after ${r.run.warmup} warm-up per run; in-process ${r.run.concurrency} in flight; then ${where}, ${o.clients} SDK clients with one job in flight each, gRPC then Connect`,
     '',
     alignTable(compareTable(compare)),
     ...stageLines(r),

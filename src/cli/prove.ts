@@ -5,13 +5,11 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { stringifyProof, stringifyPublic } from '../formats/proof-json.js';
 import { WtnsFile } from '../formats/wtns.js';
-import { oneShotDevice, proveWithKey, type ProofResult } from '../engine/prover.js';
+import { proveFromFiles, type OneShotPhase, type OneShotTimings } from '../engine/one-shot.js';
+import { oneShotDevice, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
-import { computeWitness } from '../engine/witness.js';
-import { generatorKind } from '../engine/generator-file.js';
 import { backend } from '../ffi/native.js';
 import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
-import { readInputFile, witnessToFile } from './witness.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
        cuzk fullprove <input.json> <generator> <circuit.zkey> <proof.json> <public.json> [options]
@@ -23,25 +21,22 @@ Options: --threads N   CPU threads (default: all cores)
          --json        print a JSON summary (timings) on stdout
          --quiet       print nothing on success`;
 
-async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; loadMs: number; key: ProvingKey }> {
-  const t0 = performance.now();
+async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; timings: OneShotTimings; key: ProvingKey }> {
   const line = new PhaseLine(ctx);
   let wtns: WtnsFile | undefined;
-  let key: ProvingKey | undefined;
   try {
     wtns = wtnsBytes ? WtnsFile.fromBytes(wtnsBytes, wtnsPath) : WtnsFile.open(wtnsPath);
-    line.phase('load key');
-    key = await ProvingKey.load(zkeyPath, { onProgress: line.progress });
-    line.phase('read witness');
-    const witness = await wtns.readWitnessAsync();
-    const loadMs = performance.now() - t0;
-    line.end();
-    note(ctx, `proving ${zkeyPath} (${key.curve.label}, ${key.header.domainSize} domain, ${key.header.nVars} wires) on the ${oneShotDevice() >= 0 ? 'GPU' : 'CPU core'}...`);
-    const res = await proveWithKey(key, witness, { onPhase: (p) => line.phase(p) }, wtns.header);
-    return { res, loadMs, key };
-  } catch (err) {
-    key?.release();
-    throw err;
+    let said = false;
+    const onPhase = (p: OneShotPhase) => {
+      if (p !== 'load key' && !said) {
+        said = true;
+        line.end();
+        note(ctx, `proving ${zkeyPath} (${wtns!.header.nWitness} wires) on the ${oneShotDevice() >= 0 ? 'GPU' : 'CPU core'}...`);
+      }
+      line.phase(p);
+    };
+    const { key, res, timings } = await proveFromFiles(zkeyPath, wtns, { onPhase, onProgress: line.progress });
+    return { res, timings, key };
   } finally {
     line.end();
     wtns?.close();
@@ -53,12 +48,13 @@ function writeOutputs(proofPath: string, publicPath: string, res: ProofResult): 
   writeOutput(publicPath, stringifyPublic(res.publicSignals), 'public signals');
 }
 
-function summary(ctx: CliContext, res: ProofResult, loadMs: number, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
-  const t = res.timings;
+function summary(ctx: CliContext, res: ProofResult, t: OneShotTimings, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
+  // load: from the call until the key, the witness and (on a GPU) its context were all in
+  const loadMs = t.totalMs - t.uploadMs - t.proveMs - t.verifyMs;
   printResult(
     ctx,
-    { ok: true, curve: key.header.curve, domainSize: key.header.domainSize, backend: backend(), witnessMs, loadMs, proveMs: t.proveMs, verifyMs: t.verifyMs, proof: proofPath, public: publicPath },
-    `proof written to ${proofPath} and ${publicPath} (verified; ${witnessMs !== undefined ? `witness ${witnessMs.toFixed(0)} ms, ` : ''}load ${loadMs.toFixed(0)} ms, prove ${t.proveMs.toFixed(0)} ms, verify ${t.verifyMs.toFixed(0)} ms)`,
+    { ok: true, curve: key.header.curve, domainSize: key.header.domainSize, backend: backend(), witnessMs, loadMs, uploadMs: t.uploadMs, proveMs: t.proveMs, verifyMs: t.verifyMs, timings: t, proof: proofPath, public: publicPath },
+    `proof written to ${proofPath} and ${publicPath} (verified; ${witnessMs !== undefined ? `witness ${witnessMs.toFixed(0)} ms, ` : ''}load ${loadMs.toFixed(0)} ms, ${t.uploadMs > 0 ? `key upload ${t.uploadMs.toFixed(0)} ms, ` : ''}prove ${t.proveMs.toFixed(0)} ms, verify ${t.verifyMs.toFixed(0)} ms)`,
   );
 }
 
@@ -66,10 +62,10 @@ export async function proveCommand(ctx: CliContext, args: string[]): Promise<num
   if (args.length !== 4) throw new InputError('E_INVALID_ARG', `prove needs 4 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [zkeyPath, wtnsPath, proofPath, publicPath] = args as [string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
-  const { res, loadMs, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
+  const { res, timings, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
   key.release();
   writeOutputs(proofPath, publicPath, res);
-  summary(ctx, res, loadMs, key, proofPath, publicPath);
+  summary(ctx, res, timings, key, proofPath, publicPath);
   return 0;
 }
 
@@ -77,6 +73,11 @@ export async function fullproveCommand(ctx: CliContext, args: string[]): Promise
   if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [inputPath, genPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
+  // the witness generators' modules (wasm driver, native generator, their CLI) are fullprove's only:
+  // `cuzk prove` does not load them (~15-25 ms of a process, test/cli/imports.test.ts)
+  const [{ computeWitness }, { generatorKind }, { readInputFile, witnessToFile }] = await Promise.all([
+    import('../engine/witness.js'), import('../engine/generator-file.js'), import('./witness.js'),
+  ]);
   const input = readInputFile(inputPath);
   const t0 = performance.now();
   let proved: Awaited<ReturnType<typeof proveFiles>>, witnessMs: number;
@@ -95,9 +96,9 @@ export async function fullproveCommand(ctx: CliContext, args: string[]): Promise
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const { res, loadMs, key } = proved;
+  const { res, timings, key } = proved;
   key.release();
   writeOutputs(proofPath, publicPath, res);
-  summary(ctx, res, loadMs, key, proofPath, publicPath, witnessMs);
+  summary(ctx, res, timings, key, proofPath, publicPath, witnessMs);
   return 0;
 }

@@ -30,6 +30,12 @@ export interface DaemonBenchOptions {
    * becomes an allowed key folder of a `self` daemon; a remote one must allow it itself). */
   inputs?: StreamInputs;
   jobs: number;
+  /** Partitions per job (default 1). More than one: each job names the witness file `wtns` once per
+   * partition (`witnessFiles`), read by the daemon in place as a sealing pipeline's daemon reads its
+   * own files; ten uploads of it per job would measure the loopback, not the daemon's pipeline. */
+  partitions?: number;
+  /** The witness's file (needed for partitions; a `self` daemon may read its folder). */
+  wtns?: string;
   warmup: number;
   clients: number;
   engine: { backend: 'auto' | 'cpu' | 'cuda'; threads: number };
@@ -118,6 +124,11 @@ async function pump(clients: CuzkClient[], fields: Omit<SubmitRequest, 'key'>, k
   return { warm, run };
 }
 
+function witnessFile(opts: DaemonBenchOptions): string {
+  if (opts.wtns === undefined) throw new CuzkError('E_INVALID_ARG', 'benchDaemon: partitions need the witness file (wtns), which each job names per partition');
+  return opts.wtns;
+}
+
 /** Kernel ms per GPU device since start, from GetStatus (utilisation x uptime over-counted: utilisation
  * is over the time since the device's first proof, not the daemon's uptime; one window read 110%). */
 const gpuBusyMs = (s: DaemonStatus) => s.devices.filter((d) => d.kernelMs !== null).map((d) => d.kernelMs!);
@@ -150,7 +161,9 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
   let s0: Promise<DaemonStatus> | undefined;
   let capture: DashboardCapture | undefined;
   let dashboard: RemoteStats['dashboard'];
-  const job: Omit<SubmitRequest, 'key'> = opts.inputs ? { inputs: [opts.inputs.input], generator: opts.inputs.generator } : { witnesses: [opts.witness] };
+  const p = opts.partitions ?? 1;
+  const job: Omit<SubmitRequest, 'key'> = opts.inputs ? { inputs: Array.from({ length: p }, () => opts.inputs!.input), generator: opts.inputs.generator }
+    : p > 1 ? { witnessFiles: Array.from({ length: p }, () => path.resolve(witnessFile(opts))) } : { witnesses: [opts.witness] };
   const { warm, run } = await pump(clients, job, keyId, opts.warmup, opts.jobs, (d) => progress(`${name} proving`, d, opts.jobs), () => {
     t0 = performance.now();
     s0 = statusClient.status();
@@ -180,10 +193,10 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
     failed: opts.jobs - completed + (opts.warmup - warm.latencies.length),
     errors: [...new Set([...warm.errors, ...run.errors, ...check.errors])].slice(0, 5),
     wallMs,
-    proofsPerSec: completed / (wallMs / 1000),
+    proofsPerSec: (completed * p) / (wallMs / 1000),
     latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, completed), max: sorted.at(-1) ?? 0 },
     gpuUtilisation,
-    submit: submitStats(opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : opts.witness.length, run.submitMs),
+    submit: submitStats(opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : job.witnessFiles ? Buffer.byteLength(job.witnessFiles.join('')) : opts.witness.length, run.submitMs),
     proofsReceived: proofs.length,
     verifiedHere: check.verified,
     ...(dashboard ? { dashboard } : {}),
@@ -224,7 +237,8 @@ export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBench
   const engineArgs = ['--backend', opts.engine.backend, '--threads', String(opts.engine.threads)];
   if (opts.tracePath) engineArgs.push('--trace-path', path.resolve(opts.tracePath));
   const keyDirs = [...new Set([opts.zkey, ...(opts.inputs ? [opts.inputs.generator] : [])].map((f) => path.dirname(path.resolve(f))))];
-  const child = await startServeChild({ engineArgs, keyDirs });
+  const inputDirs = (opts.partitions ?? 1) > 1 ? [path.dirname(path.resolve(witnessFile(opts)))] : [];
+  const child = await startServeChild({ engineArgs, keyDirs, inputDirs });
   const outcome = await onDaemon(child.address, opts).then((r) => ({ r }), (err: unknown) => ({ err }));
   const exitStatus = await child.stop();
   if ('err' in outcome) throw outcome.err;

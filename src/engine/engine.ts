@@ -61,6 +61,7 @@ export class Engine implements ProvingEngine {
   readonly #running = new Set<Job>();
   readonly #metrics: EngineMetrics;
   readonly #cpu = { tail: Promise.resolve() as Promise<unknown> };
+  readonly #reads = { tail: Promise.resolve() as Promise<unknown> };
   readonly #started = Date.now();
   readonly #totals = { submitted: 0, completed: 0, failed: 0, cancelled: 0, expired: 0, proofs: 0 };
   #draining = false;
@@ -350,7 +351,7 @@ export class Engine implements ProvingEngine {
       const key = await this.#p.keys.load(entry, job.abort.signal);
       const deps: PipelineDeps = {
         budget: this.#p.budget, pool: this.#p.pool, spans: this.#p.spans, witnesses: this.#p.witnesses, lanes: this.#p.lanes, cpuLane: this.#p.cpuLane,
-        cpu: this.#cpu, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
+        cpu: this.#cpu, reads: this.#reads, verify: this.#p.config.verify, testRandomness: this.#p.config.testRandomness, testHooks: this.#p.config.testHooks, log: this.#p.log,
         openWitness: this.#p.config.openWitness ?? openWitnessFile,
         ensureOnDevice: (device, signal) => this.#p.keys.onDevice(entry, device, signal),
         placeOn: (device) => this.#p.keys.placement(key, device),

@@ -1,5 +1,6 @@
 // One partition (one proof) of a job through the pipeline:
-//   witness (worker thread, when inputs were sent) → witness into a pooled pinned buffer →
+//   witness (worker thread, when inputs were sent) → witness into a pooled pinned buffer (read or
+//   copied and checked by the native pool, witness-read.ts: nothing of it on the event loop) →
 //   on the CPU core only, synthesis: A·w ‖ B·w into a pooled pinned buffer (native CPU threads, one
 //   at a time; a GPU synthesizes on the device inside phase 2, from the key's resident coefficients) →
 //   phase 2 on the least-loaded device lane (H2D, synthesis on a GPU, NTT, MSM; GPU scratch reserved
@@ -25,6 +26,7 @@ import { decodeProof, proofBuffer, publicSignalsOf, randomScalar } from './proof
 import type { ProvingKey } from './proving-key.js';
 import type { SpanRecorder } from './spans.js';
 import { verifyGroth16Async } from './verifier.js';
+import { readWitnessValues } from './witness-read.js';
 import type { WitnessOpener } from './witness-file.js';
 import type { WitnessPool } from './witness-pool.js';
 
@@ -38,6 +40,9 @@ export interface PipelineDeps {
   cpuLane: DeviceLane;
   /** Serialises phase 1 (the native thread pool runs one parallel region at a time anyway). */
   cpu: { tail: Promise<unknown> };
+  /** Serialises the witness reads into their buffers, in the order the partitions asked: the pool
+   * runs one at a time anyway, and in arrival order a job's first partition is never behind its next. */
+  reads: { tail: Promise<unknown> };
   /** Uploads the key to a device once (KeyCache.onDevice). */
   ensureOnDevice: (device: number, signal: AbortSignal) => Promise<void>;
   /** The key's placement on GPU `device` under its budget (KeyCache.placement), undefined when it
@@ -144,7 +149,16 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
     if (layout) checkKeyUnchanged(job.checked.keyShape, h);
     else checkWitnessMatchesKey(wtns.header, h, name);
     [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize, onGpu), `${name} buffers`, signal);
-    witness = await wtns.readWitnessAsync(wBuf.bytes);
+    const into = wBuf.bytes;
+    const read = deps.reads.tail.then(async () => {
+      stopped();
+      const t0 = performance.now();
+      const w = await readWitnessValues(wtns, into);
+      spans.record({ ...span, phase: 'witness', track: 'read', start: t0, dur: performance.now() - t0, bytes: w.byteLength });
+      return w;
+    });
+    deps.reads.tail = read.catch(() => undefined);
+    witness = await read;
   } catch (err) {
     abBuf?.release();
     wBuf?.release();

@@ -10,7 +10,7 @@ export interface Span {
   phase: Phase;
   jobId: string;
   partition: number;
-  /** 'queue', 'witness', 'synthesis' (phase 1, CPU threads), 'cpu' or 'gpu:N' (phase 2 on that lane), 'finalize' */
+  /** 'queue', 'witness' (computed), 'read' (a witness into its buffer), 'synthesis' (phase 1, CPU threads), 'cpu' or 'gpu:N' (phase 2 on that lane), 'finalize' */
   track: string;
   /** performance.now() ms */
   start: number;

@@ -117,6 +117,8 @@ export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean
     curve_op: f('cuzk_curve_op', 'int32_t', ['int32_t', 'int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'uint64_t', E]),
     // parts: cuzk_read_part[n] as bytes (key-read.ts encodes and decodes them), read and written by the call
     file_read_checked: f('cuzk_file_read_checked', 'int32_t', ['int32_t', 'int32_t', 'uint32_t', 'uint64_t', 'uint8_t *', 'uint64_t', E]),
+    // src: a .wtns image or NULL (a file read); dest: the witness buffer; outs: defect, first bad, errno
+    scalars_read_checked: f('cuzk_scalars_read_checked', 'int32_t', ['int32_t', 'uint8_t *', 'uint64_t', 'int32_t', 'uint64_t', 'uint8_t *', koffi.out(koffi.pointer('int32_t')), koffi.out(koffi.pointer('int64_t')), koffi.out(koffi.pointer('int32_t')), E]),
     points_check: f('cuzk_points_check', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint64_t', 'int32_t', koffi.out(koffi.pointer('int64_t')), koffi.out(koffi.pointer('int32_t')), E]),
     msm: f('cuzk_msm', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
     batch_mul: f('cuzk_batch_mul', 'int32_t', ['int32_t', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint64_t', 'uint8_t *', E]),
@@ -132,6 +134,7 @@ export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean
     groth16_prove_ab: f('cuzk_groth16_prove_ab', 'int32_t', [koffi.pointer(cuzkKey), 'uint8_t *', 'void *', 'int32_t', 'uint8_t *', 'uint8_t *', 'uint8_t *', 'int32_t *', koffi.out(koffi.pointer(cuzkProveStats)), E]),
     gpu_count: c('cuzk_gpu_count', 'int32_t cuzk_gpu_count(void)'),
     gpu_describe: f('cuzk_gpu_describe', 'int32_t', ['int32_t', koffi.out(koffi.pointer(cuzkGpuDesc)), E]),
+    gpu_warm: f('cuzk_gpu_warm', 'int32_t', ['int32_t', E]),
     set_gpu_mode: f('cuzk_set_gpu_mode', 'int32_t', ['int32_t', E]),
     gpu_key_bytes: f('cuzk_gpu_key_bytes', 'uint64_t', [koffi.pointer(cuzkKey)]),
     gpu_key_upload: f('cuzk_gpu_key_upload', 'int32_t', [koffi.pointer(cuzkKey), 'int32_t', 'uint32_t', 'uint64_t', 'uint64_t', E]),

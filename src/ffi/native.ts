@@ -303,6 +303,12 @@ export function gpuCount(): number {
   return loadCore().abi.gpu_count() as number;
 }
 
+/** Creates GPU `device`'s CUDA context on a koffi worker thread (cuzk_gpu_warm), so the first real
+ * GPU call does not pay for it; E_NO_DEVICE without that GPU. */
+export function gpuWarmAsync(device: number): Promise<void> {
+  return callAsync('cuzk_gpu_warm', (s, cb) => loadCore().abi.gpu_warm.async(device, s, cb));
+}
+
 export function gpuDescribe(index: number): GpuDescription {
   const out: Record<string, unknown> = {};
   call('cuzk_gpu_describe', (slot) => loadCore().abi.gpu_describe(index, out, slot));

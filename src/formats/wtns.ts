@@ -55,8 +55,10 @@ export function validateWitness(h: WtnsHeader, values: Uint8Array, where = `${h.
     throw new InputError('E_INVALID_ARG', `${where}: expected ${h.nWitness * h.n8} bytes of values, got ${values.length}`);
   }
   const bad = firstNotBelow(values, h.prime, h.n8, h.nWitness);
-  if (bad >= 0) throw new FormatError(`${where}: value ${bad} is not below the scalar field prime r`);
+  if (bad >= 0) throw notBelowR(where, bad);
 }
+
+const notBelowR = (where: string, index: number) => new FormatError(`${where}: value ${index} is not below the scalar field prime r`);
 
 export class WtnsFile {
   private constructor(
@@ -109,6 +111,25 @@ export class WtnsFile {
 
   get witnessBytes(): number {
     return this.header.nWitness * this.header.n8;
+  }
+
+  /** Where the values lie, for a reader of their own that checks them as they land (the engine's, in
+   * the native core): the open file's descriptor and their byte position in it, or the image's view
+   * of them. Valid until close(). */
+  get valuesSource(): { fd: number; offset: number } | { bytes: Uint8Array; offset: number } {
+    const fd = this.file.fd;
+    if (fd !== undefined) return { fd, offset: this.file.position(2, 0, this.witnessBytes) };
+    return { bytes: this.file.readRange(2, 0, this.witnessBytes), offset: 0 };
+  }
+
+  /** The FormatError for value `index` not below r, in readWitness's words. */
+  valueError(index: number): FormatError {
+    return notBelowR(this.file.where(2), index);
+  }
+
+  /** The FormatError for the file having ended at byte `at` (it shrank after it was opened). */
+  endedError(at: number): FormatError {
+    return this.file.endedError(at);
   }
 
   /** nWitness × 32 bytes, standard LE, validated; into `into` (≥ witnessBytes) when given. */

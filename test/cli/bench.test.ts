@@ -111,7 +111,6 @@ describe('cuzk bench (CPU core)', () => {
       ['bench', '--circuit', zkey, '--witness', 'x', '--jobs', '0'], ['bench', '--size', '12', '--remote', 'self', '--compare', 'pinned:off'],
       ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0'],
       ['bench', '--circuit', zkey, '--inputs', vectorFile(poseidon, 'input.json')], ['bench', '--size', '12', '--inputs', vectorFile(poseidon, 'input.json'), '--generator', vectorFile(poseidon, 'circuit.wasm')],
-      ['bench', '--circuit', zkey, '--witness', 'x', '--partitions', '2', '--remote', 'self'],
       ['bench', '--size', '12', '--key-residency', 'sometimes'], ['bench', '--size', '12', '--memory-gpu-bytes', '0'],
       ['bench', '--size', '12', '--memory-gpu-bytes', '1000000000', '--remote', 'self']]) {
       const r = await runCli(args);
@@ -190,6 +189,23 @@ describe('cuzk bench --remote (CPU core)', () => {
     for (const c of res.compare) assert.deepEqual([c.run, c.completed, c.failed, c.allVerified], [c.run, 0, 2, false]);
     assert.equal(res.daemon.self!.exitStatus, 0);
     assert.match(r.stderr, /in-process 2 failed, grpc 2 failed, connect 2 failed: E_PROOF_INVALID/);
+  });
+
+  it('--partitions P with self: each job names the witness file P times, read in place by the daemon; proofs/s counts proofs', async () => {
+    const r = await runCli(['bench', '--circuit', zkey, '--witness', vectorFile(poseidon, 'witness.wtns'), '--partitions', '3', '--jobs', '2', '--warmup', '1',
+      '--concurrency', '1', '--clients', '1', '--remote', 'self', '--backend', 'cpu', '--threads', '2', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const res = JSON.parse(r.stdout) as RemoteBench;
+    assert.equal(res.ok, true);
+    for (const s of [res.daemon.grpc, res.daemon.connect]) {
+      assert.deepEqual([s.completed, s.failed], [2, 0], s.protocol);
+      assert.equal(s.proofsReceived, 3 * (2 + 1), `${s.protocol}: three proofs per job, warm-up included`);
+      assert.equal(s.verifiedHere, s.proofsReceived, `${s.protocol}: every proof verified again here`);
+      const jobsPerSec = s.completed / (s.wallMs / 1000);
+      assert.ok(Math.abs(s.proofsPerSec - 3 * jobsPerSec) < 1e-6 * s.proofsPerSec, `${s.protocol}: ${s.proofsPerSec} proofs/s for ${jobsPerSec} jobs/s`);
+      assert.ok(s.submit.bytes > 0 && s.submit.bytes < 4096 * 2, `${s.protocol}: jobs carry paths, not witness bytes (${s.submit.bytes} bytes)`);
+    }
+    assert.equal(res.daemon.self!.exitStatus, 0);
   });
 
   it('an unreachable daemon: exit 1 and one line naming the address, before any proving', async () => {

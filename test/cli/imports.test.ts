@@ -65,6 +65,9 @@ describe('cuzk prove loads only what a local proof needs', () => {
     }
     const wrong = loaded.filter((m) => FORBIDDEN.some((re) => re.test(m)));
     assert.deepEqual(wrong, [], 'modules a local `cuzk prove` must not load');
+    // the witness generators are fullprove's: a prove of a .wtns loads none of them
+    const generators = loaded.filter((m) => /^src\/(engine\/(witness|native-generator|generator-file|module-worker)\.ts|cli\/witness(-build)?\.ts)$/.test(m));
+    assert.deepEqual(generators, [], 'witness generator modules in a `cuzk prove`');
   });
 
   it('pino is loaded once the process has a line to write (--verbose)', () => {

@@ -60,6 +60,18 @@ describe('trace analysis', () => {
     ]);
   });
 
+  it('a witness being read into its buffer (a read span) is named; a partition still off the device waits as its job does', () => {
+    const sp = (name: string, track: string, start: number, end: number, partition = -1) => ({ name, track, job: 'a', start, end, args: { partition } });
+    // one job of two partitions: partition 0 reads its witness 0..40 and proves 40..100; partition 1
+    // reads 40..70 and reaches the lane only at 120 (untraced: a buffer or a slot), never 'queue'
+    const r = analyseTrace([
+      sp('queue', 'queue', 0, 0), sp('witness', 'read', 0, 40, 0), sp('msm', 'gpu:0', 40, 100, 0),
+      sp('witness', 'read', 40, 70, 1), sp('msm', 'gpu:0', 120, 180, 1),
+    ]);
+    assert.deepEqual(r.gaps.map((g) => [g.start, g.dur, g.cause, round(g.byCause)]), [[0, 40, 'read', { read: 40 }], [100, 20, 'untraced', { untraced: 20 }]]);
+    assert.equal(largestGapLine(r), 'largest idle gap: gpu:0 40 ms at 0.00 s, waiting for a witness read into its buffer');
+  });
+
   it('per-phase distributions and the copies\' bandwidth', () => {
     const r = report(200);
     const phase = (n: string) => {
