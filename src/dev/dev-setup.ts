@@ -128,22 +128,17 @@ function scalarBytes(values: readonly bigint[]): Uint8Array {
   return out;
 }
 
-function writeHeaders(zk: BinWriter, p: Plan, t: ToxicWaste): void {
+async function writeHeaders(zk: BinWriter, p: Plan, t: ToxicWaste): Promise<void> {
   const { curve } = p;
   const gen = generatorBytes(curve);
-  const g1 = (k: bigint[]) => {
-    const out = new Uint8Array(k.length * 2 * curve.n8q);
-    p.mul(curve.name, 1, gen.g1, scalarBytes(k), k.length, out);
-    return out;
-  };
-  const g2 = (k: bigint[]) => {
-    const out = new Uint8Array(k.length * 4 * curve.n8q);
-    p.mul(curve.name, 2, gen.g2, scalarBytes(k), k.length, out);
+  const points = async (group: Group, k: bigint[]) => {
+    const out = new Uint8Array(k.length * (group === 1 ? 2 : 4) * curve.n8q);
+    await p.mul(curve.name, group, group === 1 ? gen.g1 : gen.g2, scalarBytes(k), k.length, out);
     return out;
   };
   const [sG1, sG2] = [2 * curve.n8q, 4 * curve.n8q];
-  const p1 = g1([t.alpha, t.beta, t.delta]);
-  const p2 = g2([t.beta, t.gamma, t.delta]);
+  const p1 = await points(1, [t.alpha, t.beta, t.delta]);
+  const p2 = await points(2, [t.beta, t.gamma, t.delta]);
   const [alpha1, beta1, delta1] = [0, 1, 2].map((i) => p1.subarray(i * sG1, (i + 1) * sG1));
   writeZkeyHeader(zk, curve, { nVars: p.nVars, nPublic: p.nPublic, domainSize: 2 ** p.lgDomain },
     [alpha1, beta1, p2.subarray(0, sG2), p2.subarray(sG2, 2 * sG2), delta1, p2.subarray(2 * sG2)]);
@@ -191,7 +186,7 @@ function lagrangeRows(p: Plan, t: ToxicWaste): RowValuesFn {
 type Accumulate = (zk: BinWriter, rows: RowValuesFn) => Promise<QapSums>;
 
 async function writeSections(zk: BinWriter, p: Plan, t: ToxicWaste, accumulate: Accumulate): Promise<number> {
-  writeHeaders(zk, p, t);
+  await writeHeaders(zk, p, t);
   const { acc: [a, b, c], nCoefs } = await accumulate(zk, lagrangeRows(p, t));
   const k = (v: bigint) => bigintToLe(v, 32);
   qapCombine(p.curve.name, [a.bytes, b.bytes, c.bytes], p.nVars, p.nPublic, k(t.alpha), k(t.beta), k(t.gamma), k(t.delta));
