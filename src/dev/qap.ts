@@ -5,7 +5,7 @@
 // L_i(τ) are made 2^20 at a time as the rows come, not all at once (2 GiB at 2^26). The arithmetic is the
 // native core's (cuzk_r1cs_accumulate, threaded): in BigInt it was ~1 µs a term, over a minute at 2^24.
 
-import { CuzkError, FormatError } from '../errors.js';
+import { CuzkError, FormatError, InputError } from '../errors.js';
 import type { BinFile } from '../formats/binfile.js';
 import { coefRecordBytes, r1csAccumulate } from '../ffi/native.js';
 import type { BinWriter } from './bin-writer.js';
@@ -15,6 +15,7 @@ import type { R1csInfo } from './r1cs-stream.js';
 
 const CHUNK_BYTES = 16 << 20;
 const ROW_BLOCK = 1 << 20;
+const MAX_COEFS = 0xffffffff;
 
 export interface QapSums {
   /** A_j(τ), B_j(τ), C_j(τ) per wire, in the native core's Montgomery form until cuzk_qap_combine. */
@@ -114,8 +115,10 @@ export class QapAccumulator {
     const l = this.rows.subarray(32 * (this.row - this.rowsFrom));
     try {
       const done = r1csAccumulate(this.info.curve.name, data, this.row, maxRows, this.info.nWires, l, this.accBytes, this.coefs);
-      this.zk.write(this.coefs.subarray(0, 44 * done.coefs));
       this.nCoefs += done.coefs;
+      // snarkjs's section 4 counts its records in a u32 (the prover reads it so too): refuse, never wrap
+      if (this.nCoefs > MAX_COEFS) throw new InputError('E_INVALID_ARG', `${this.where}: ${this.nCoefs} A and B terms by constraint ${this.row + done.rows}, more than a zkey's u32 record count holds (${MAX_COEFS})`);
+      this.zk.write(this.coefs.subarray(0, 44 * done.coefs));
       this.row += done.rows;
       return done;
     } catch (err) {
