@@ -10,7 +10,9 @@
 #   source .device/boot.sh && bash scripts/device-scale.sh bls-25 bls-26     (~6 min)
 # Fixtures: bn254-K, bls-K for K 8..26 (2^27 does not fit the machine's 64 GiB disk: docs/architecture.md).
 # A dry run on the CPU core: NO_GPU=1 bash scripts/device-scale.sh bn254-12 bls-12
-# Knobs: JOBS (bench's measured proofs, default 4), SCALE_DIR (default /tmp/cuzk-scale), KEEP=1 keeps the fixture.
+# Knobs: JOBS (bench's measured proofs, default 4), SCALE_DIR (default /tmp/cuzk-scale), KEEP=1 keeps the fixture,
+# BENCH_ARGS (more bench options: the scaled-down 2^27 BLS12-381 run of docs/architecture.md is
+#   BENCH_ARGS="--memory-gpu-bytes 67108864000" bash scripts/device-scale.sh bls-26).
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
 W=${SCALE_DIR:-/tmp/cuzk-scale}
@@ -60,8 +62,9 @@ for fx in "${@:-bn254-26}"; do
   verdict=$(snarkjs groth16 verify "$W/vkey.json" "$W/public.json" "$W/proof.json" 2>&1 | grep -oE 'OK!|Invalid proof' | tail -1)
   echo "snarkjs: ${verdict:-no verdict}"
 
-  step "$fx: cuzk bench, key resident ($JOBS proofs after 1 warm-up)"
-  cuzk bench --circuit "$W/k.zkey" --witness "$W/k.wtns" --jobs "$JOBS" --warmup 1 --json > "$OUT/$fx-bench.json" 2>> "$OUT/$fx.log"
+  step "$fx: cuzk bench, key resident ($JOBS proofs after 1 warm-up) ${BENCH_ARGS:-}"
+  # shellcheck disable=SC2086 # BENCH_ARGS: extra options, e.g. the scaled-down 2^27 run's --memory-gpu-bytes
+  cuzk bench --circuit "$W/k.zkey" --witness "$W/k.wtns" --jobs "$JOBS" --warmup 1 ${BENCH_ARGS:-} --json > "$OUT/$fx-bench.json" 2>> "$OUT/$fx.log"
   bench_rc=$?
   bench=$(node -e '
     const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).run;
