@@ -8,8 +8,16 @@ import type { Worker } from 'node:worker_threads';
 import { InternalError, errorMessage } from '../errors.js';
 import { startModuleWorker } from '../engine/module-worker.js';
 import type { Segment } from './circuit-writer.js';
-import type { CircuitTally, ProgressFn } from './dev-circuit.js';
 import { generateSegment, segmentCount, type CircuitSpec } from './gadgets.js';
+
+export type ProgressFn = (phase: string, done: number, total: number) => void;
+
+/** What the segments of a circuit add up to, once all are consumed. */
+export interface CircuitTally {
+  nBinary: number;
+  /** The public output (wire 1), from the last segment. */
+  output: bigint;
+}
 
 export interface SegmentOptions {
   /** Worker threads (default: the cores but one, at most the segments but one); 0 makes them on this thread. */

@@ -4,12 +4,12 @@
 
 import { InputError } from '../errors.js';
 import { curveByName, type CurveInfo, type CurveName } from '../formats/curves.js';
-import { forEachSegment } from './circuit-segments.js';
+import { forEachSegment, type CircuitTally, type ProgressFn } from './circuit-segments.js';
 import { R1csFileWriter, WitnessFileWriter, type CircuitShape } from './circuit-writer.js';
 import { FIRST_INTERNAL, N_PRV_IN, N_PUB_IN, N_PUB_OUT, publicInput, type CircuitSpec } from './gadgets.js';
 import type { Seed } from './rng.js';
 
-export type ProgressFn = (phase: string, done: number, total: number) => void;
+export type { ProgressFn } from './circuit-segments.js';
 
 export interface DevCircuitOptions {
   /** Exact constraint count, ≥ 1. For a zkey domain of 2^k use maxConstraintsForDomain(k). */
@@ -70,12 +70,6 @@ export function circuitOf(what: string, opts: Pick<DevCircuitOptions, 'constrain
   // Every constraint but the last defines one new internal wire; the last defines the public output.
   const shape = { nWires: FIRST_INTERNAL + n - 1, nPubOut: N_PUB_OUT, nPubIn: N_PUB_IN, nPrvIn: N_PRV_IN, nConstraints: n };
   return { spec, shape, curve };
-}
-
-/** What the segments of a circuit add up to, once all are consumed. */
-export interface CircuitTally {
-  nBinary: number;
-  output: bigint;
 }
 
 /** The result of devCircuit for a circuit whose segments summed to `tally`. */
