@@ -51,7 +51,7 @@ export async function devCircuitCommand(ctx: CliContext, args: string[], flags: 
 
 export async function devSetupCommand(ctx: CliContext, args: string[], flags: Flags): Promise<number> {
   const oneStep = flags.has('constraints');
-  if (!oneStep && flags.has('curve')) throw new InputError('E_INVALID_ARG', `dev-setup: --curve goes with --constraints (an .r1cs names its own curve)\n${DEV_HELP}`);
+  if (!oneStep && flags.has('curve')) throw new InputError('E_INVALID_ARG', 'dev-setup: --curve goes with --constraints (an .r1cs names its own curve)');
   if (args.length !== 2) throw new InputError('E_INVALID_ARG', `dev-setup needs ${oneStep ? '<out.zkey> <out.wtns> with --constraints' : '<circuit.r1cs> <out.zkey>'}\n${DEV_HELP}`);
   const circuit = oneStep ? circuitFlags(ctx, flags) : undefined;
   const [first, second] = args as [string, string];

@@ -124,12 +124,12 @@ describe('cuzk dev-setup --constraints', () => {
       [['dev-setup', '--constraints', '8', f('k.zkey')], /dev-setup needs <out\.zkey> <out\.wtns> with --constraints/],
       [['dev-setup', '--constraints', 'x', f('k.zkey'), f('k.wtns')], /--constraints must be an integer 1\.\.2\^28, got x/],
       [['dev-setup', '--constraints', '8', '--curve', 'bn256', f('k.zkey'), f('k.wtns')], /--curve must be bn128 or bls12381, got bn256/],
-      [['dev-setup', '--constraints', '8', f('k.zkey'), path.join(dir(), 'none', 'k.wtns')], /witness/],
+      [['dev-setup', '--constraints', '5', f('k.zkey'), path.join(dir(), 'none', 'k.wtns')], /witness/],
     ];
     for (const [args, want] of cases) {
       const r = await runCli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-      assert.match(r.stderr, want);
+      assert.match(r.stderr.split('\n')[0]!, want);
     }
     assert.deepEqual(fs.readdirSync(dir()), []);
   });
