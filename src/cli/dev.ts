@@ -15,7 +15,7 @@ public signal and one for wire 0): for a 2^k domain use N = 2^k - 3. dev-setup w
 random tau: INSECURE, for tests and benchmarks only (snarkjs verifies its proofs). With --constraints it
 makes the dev circuit as it goes and writes its key and witness, never the .r1cs (tens of GB at 2^26):
 the same bytes as dev-circuit then dev-setup with the same --seed; disk = the key + the witness, memory
-~96 bytes a wire + 0.5 GiB.`;
+~96 bytes a wire + 1.5 GiB.`;
 
 type Flags = Map<string, string | true>;
 

@@ -245,8 +245,8 @@ export async function devSetup(opts: DevSetupOptions): Promise<DevSetupResult> {
 /**
  * Writes `zkeyPath` and `wtnsPath` (overwriting them): the dev circuit of `constraints` constraints (seed
  * `seed ?? 0`) and its key, the same bytes as devCircuit then devSetup with the same seed, without its .r1cs
- * (tens of GB at 2^26). Host memory: 96 bytes a wire (the QAP sums) plus ~0.5 GiB (segments in flight, a block
- * of row values, a point chunk); disk: the key and the witness. The key is INSECURE: print result.warning.
+ * (tens of GB at 2^26). Host memory: 96 bytes a wire (the QAP sums) plus ~1.5 GiB with 15 worker threads (their
+ * heaps and ≤ 2 segments each in flight, a block of row values, two point chunks); disk: the key and the witness. The key is INSECURE: print result.warning.
  */
 export async function devSetupCircuit(opts: DevSetupCircuitOptions): Promise<DevSetupResult & { circuit: DevCircuitResult }> {
   const { spec, shape, curve } = circuitOf('dev-setup', opts);
