@@ -164,15 +164,14 @@ export function writeZkeyHeader(zk: BinWriter, curve: CurveInfo, sizes: { nVars:
 
 async function writeH(zk: BinWriter, p: Plan, t: ToxicWaste, base: Uint8Array): Promise<void> {
   const n = 2 ** p.lgDomain;
-  const chunk = Math.min(n, POINTS_CHUNK);
-  const vec = new Uint8Array(32 * chunk);
+  const vec = new Uint8Array(32 * Math.min(n, POINTS_CHUNK));
   const series = { curve: p.curve.name, tau: t.tau, lgSize: p.lgDomain + 1, scale: inv(t.delta, p.fr.r) };
+  const scalars = (start: number, m: number) => {
+    lagrangeValues(series, 2 * start + 1, 2, m, vec);
+    return vec.subarray(0, 32 * m);
+  };
   zk.beginSection(9);
-  for (let start = 0; start < n; start += chunk) {
-    lagrangeValues(series, 2 * start + 1, 2, chunk, vec);
-    await writePoints(zk, p.curve, p.mul, 1, base, vec, chunk);
-    p.progress('H', start + chunk, n);
-  }
+  await writePoints(zk, p.curve, p.mul, 1, base, scalars, n, (done) => p.progress('H', done, n));
   zk.endSection();
 }
 

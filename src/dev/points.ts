@@ -20,23 +20,28 @@ export const nativeBatchMul: BatchMulFn = (curve, group, base, scalars, n, out) 
 
 export const POINTS_CHUNK = 1 << 20;
 
-/** Appends n points scalars[i]·base to the open section of `zk`. */
+/** Scalars [start, start + m) of a section as 32-byte slots, made when the chunk is (H's, 2 GiB at 2^26, never whole). */
+export type ScalarsFn = (start: number, m: number) => Uint8Array;
+
+/** Appends n points scalars[i]·base to the open section of `zk`; `scalars` are the section's, or made per chunk. */
 export async function writePoints(
   zk: BinWriter,
   curve: CurveInfo,
   mul: BatchMulFn,
   group: Group,
   base: Uint8Array,
-  scalars: Uint8Array,
+  scalars: Uint8Array | ScalarsFn,
   n: number,
   onChunk?: (done: number) => void,
   chunkPoints = POINTS_CHUNK,
 ): Promise<void> {
   const size = (group === 1 ? 2 : 4) * curve.n8q;
   const outs = [0, 1].map(() => new Uint8Array(Math.min(n, chunkPoints) * size));
+  // a chunk's scalars are read by its multiplication only, and the next chunk's are made after it ended
+  const scalarsAt: ScalarsFn = typeof scalars === 'function' ? scalars : (start, m) => scalars.subarray(32 * start, 32 * (start + m));
   const chunk = (start: number, out: Uint8Array) => {
     const m = Math.min(chunkPoints, n - start);
-    return Promise.resolve(mul(curve.name, group, base, scalars.subarray(32 * start, 32 * (start + m)), m, out));
+    return Promise.resolve(mul(curve.name, group, base, scalarsAt(start, m), m, out));
   };
   let pending = n > 0 ? chunk(0, outs[0]!) : undefined;
   for (let start = 0, i = 0; start < n; start += chunkPoints, i ^= 1) {
