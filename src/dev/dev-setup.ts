@@ -251,27 +251,27 @@ export async function devSetupCircuit(opts: DevSetupCircuitOptions): Promise<Dev
   const { spec, shape, curve } = circuitOf('dev-setup', opts);
   const info: R1csInfo = { curve, ...shape };
   const source = `dev circuit of ${shape.nConstraints} constraints`;
-  let circuit: DevCircuitResult | undefined;
-  const wtns = { writer: undefined as WitnessFileWriter | undefined };
+  // made inside writeKey, once the plan is checked: nothing is written for a circuit it refuses
+  const made: { witness?: WitnessFileWriter; circuit?: DevCircuitResult } = {};
   try {
     const res = await writeKey(info, source, opts, async (zk, rows) => {
-      const w = (wtns.writer = new WitnessFileWriter(curve, shape.nWires, opts.wtnsPath));
+      const witness = (made.witness = new WitnessFileWriter(curve, shape.nWires, opts.wtnsPath));
       const qap = new QapAccumulator(zk, info, shape.nPubOut + shape.nPubIn, rows, source);
       const tally = await forEachSegment(spec, (seg) => {
-        w.append(seg);
+        witness.append(seg);
         const done = qap.feed(seg.constraints, seg.nConstraints);
         if (done.rows !== seg.nConstraints || done.bytes !== seg.constraints.length) {
           throw new FormatError(`${source}: segment ${seg.index} accumulated ${done.rows} of ${seg.nConstraints} constraints`);
         }
       }, { workers: opts.workers, onProgress: opts.onProgress });
-      w.patchValue(1, tally.output);
-      w.finish();
-      circuit = circuitResult(spec, shape, tally);
+      witness.patchValue(1, tally.output);
+      witness.finish();
+      made.circuit = circuitResult(spec, shape, tally);
       return qap.finish();
     });
-    return { ...res, circuit: circuit! };
+    return { ...res, circuit: made.circuit! };
   } catch (err) {
-    wtns.writer?.abort();
+    made.witness?.abort();
     throw err;
   }
 }
