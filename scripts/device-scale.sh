@@ -46,12 +46,13 @@ for fx in "${@:-bn254-26}"; do
   rm -rf "$W" && mkdir -p "$W"
   step "$fx: dev-setup --constraints $((2 ** lg - 3)) --curve $curve (key + witness, no .r1cs)"
   t0=$(now)
-  timed node "$root/bin/cuzk.js" dev-setup --constraints $((2 ** lg - 3)) --curve $curve --seed scale "$W/k.zkey" "$W/k.wtns" --quiet \
-    2> "$OUT/$fx.log" || { tail -5 "$OUT/$fx.log"; exit 1; }
+  timed node "$root/bin/cuzk.js" dev-setup --constraints $((2 ** lg - 3)) --curve $curve --seed scale "$W/k.zkey" "$W/k.wtns" \
+    > "$W/setup.txt" 2> "$OUT/$fx.log" || { tail -5 "$OUT/$fx.log"; exit 1; }
+  cat "$W/setup.txt" | tee -a "$OUT/$fx.log"  # its phases' wall times: constraints (made + accumulated), IC, A, B1, B2, C, H
   setup_s=$(since "$t0")
   rss=$(grep -o 'peak RSS [0-9]* KiB' "$OUT/$fx.log" | awk '{ printf "%.1f GiB", $3 / 2^20 }')
   zkey_b=$(stat -c %s "$W/k.zkey") wtns_b=$(stat -c %s "$W/k.wtns")
-  echo "made in $setup_s s, peak RSS ${rss:-n/a}; zkey $(gib "$zkey_b") GiB, wtns $(gib "$wtns_b") GiB; on disk: $(du -sh "$W" | cut -f1); nothing else in $W: $(ls "$W" | paste -sd' ')"
+  echo "made in $setup_s s, peak RSS ${rss:-n/a}; zkey $(gib "$zkey_b") GiB, wtns $(gib "$wtns_b") GiB; on disk: $(du -sh "$W" | cut -f1); nothing else in $W: $(ls "$W" | grep -v setup.txt | paste -sd' ')"
   cuzk zkey export verificationkey "$W/k.zkey" "$W/vkey.json" --quiet || exit 1
 
   step "$fx: one-shot cuzk prove on the GPU, snarkjs verify"

@@ -49,6 +49,25 @@ export async function devCircuitCommand(ctx: CliContext, args: string[], flags: 
   return 0;
 }
 
+/** The progress bar, and each phase's wall time (its last report since the phase before ended): where a setup's time went. */
+function timedProgress(ctx: CliContext, t0: number): { onProgress: (phase: string, done: number, total: number) => void; phasesMs: () => Record<string, number>; line: () => string } {
+  const draw = progress(ctx);
+  const ends = new Map<string, number>();
+  const onProgress = (phase: string, done: number, total: number) => {
+    ends.delete(phase); // re-inserted: Map order is the order phases ended
+    ends.set(phase, performance.now());
+    draw(phase, done, total);
+  };
+  const phasesMs = () => {
+    const out: Record<string, number> = {};
+    let last = t0;
+    for (const [phase, end] of ends) [out[phase], last] = [Math.round(end - last), end];
+    return out;
+  };
+  const line = () => Object.entries(phasesMs()).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)}`).join(', ');
+  return { onProgress, phasesMs, line };
+}
+
 export async function devSetupCommand(ctx: CliContext, args: string[], flags: Flags): Promise<number> {
   const oneStep = flags.has('constraints');
   if (!oneStep && flags.has('curve')) throw new InputError('E_INVALID_ARG', 'dev-setup: --curve goes with --constraints (an .r1cs names its own curve)');
@@ -59,17 +78,17 @@ export async function devSetupCommand(ctx: CliContext, args: string[], flags: Fl
   note(ctx, 'WARNING: dev-setup makes an INSECURE key (its toxic waste is known): for tests and benchmarks only');
   const t0 = performance.now();
   const seed = seedOf(flags);
-  const onProgress = progress(ctx);
+  const { onProgress, phasesMs, line } = timedProgress(ctx, t0);
   if (circuit) {
     const res = await devSetupCircuit({ ...circuit, zkeyPath: first, wtnsPath: second, seed, onProgress });
     const ms = performance.now() - t0;
     const c = res.circuit;
-    printResult(ctx, { ok: true, insecure: true, zkey: first, wtns: second, ms, ...res },
-      `wrote ${first} (INSECURE dev key, a 2^${circuit.lg} domain) and ${second} (${c.nWires} wires, ${c.nBinaryValues} values 0/1) for ${c.nConstraints} constraints in ${(ms / 1000).toFixed(1)} s`);
+    printResult(ctx, { ok: true, insecure: true, zkey: first, wtns: second, ms, phasesMs: phasesMs(), ...res },
+      `wrote ${first} (INSECURE dev key, a 2^${circuit.lg} domain) and ${second} (${c.nWires} wires, ${c.nBinaryValues} values 0/1) for ${c.nConstraints} constraints in ${(ms / 1000).toFixed(1)} s (${line()} s)`);
     return 0;
   }
   const res = await devSetup({ r1csPath: first, zkeyPath: second, seed, onProgress });
   const ms = performance.now() - t0;
-  printResult(ctx, { ok: true, insecure: true, zkey: second, ms, ...res }, `wrote ${second} (INSECURE dev key) in ${(ms / 1000).toFixed(1)} s`);
+  printResult(ctx, { ok: true, insecure: true, zkey: second, ms, phasesMs: phasesMs(), ...res }, `wrote ${second} (INSECURE dev key) in ${(ms / 1000).toFixed(1)} s (${line()} s)`);
   return 0;
 }
