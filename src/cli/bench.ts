@@ -12,6 +12,7 @@ import { benchDaemon, checkRemote, compareRows, compareTable, daemonTracePath } 
 import { benchEngine, benchRows, offTracePath, pipelineCheck, type BenchResult, type StreamInputs } from '../engine/bench-stream.js';
 import { generatorKind } from '../engine/generator-file.js';
 import { readInputFile, witnessToFile } from './witness.js';
+import { readFileBytes } from './file-bytes.js';
 import { note, printResult, progress, type CliContext } from './output.js';
 
 export const BENCH_HELP = `usage: cuzk bench --circuit <circuit.zkey> --witness <witness.wtns> [options]
@@ -136,13 +137,7 @@ function stageLines(r: BenchResult): string[] {
   ];
 }
 
-function readBytes(file: string): Uint8Array {
-  try {
-    return new Uint8Array(readFileSync(file));
-  } catch (cause) {
-    throw new InputError('E_NOT_FOUND', `${file}: cannot read the witness file (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
-  }
-}
+const readBytes = (file: string) => readFileBytes(file, 'witness');
 
 /** The result as an aligned text table (metric, run, pinned-off or inputs-fed run, ratio). */
 export function benchTable(r: BenchResult): string {

@@ -36,7 +36,7 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
   verify: [],
   zkey: [],
   'dev-circuit': DEV_VALUES,
-  'dev-setup': ['seed'],
+  'dev-setup': DEV_VALUES,
   bench: [...BENCH_VALUES, 'upload-key'],
   demo: [],
   report: REPORT_VALUES,

@@ -20,6 +20,7 @@ commands:
   zkey export verificationkey <zkey> <vkey.json>                  export the verification key
   dev-circuit --constraints N --curve C <out.r1cs> <out.wtns>     synthetic circuit + witness (testing)
   dev-setup <circuit.r1cs> <out.zkey>                             INSECURE key from a known tau (testing)
+  dev-setup --constraints N --curve C <out.zkey> <out.wtns>       both at once, no .r1cs on disk (testing)
   bench --circuit <zkey> --witness <wtns> | --size K              the engine on a stream of jobs: proofs/s, latency, GPU use
                                                                   (--remote self|<addr>: the same through a daemon, side by side)
   report <trace.json> <report.html>                               a trace as an offline HTML page: device use, idle gaps and why

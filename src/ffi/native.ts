@@ -217,6 +217,16 @@ export function batchMul(curve: CurveName, group: number, base: Uint8Array, scal
   call('cuzk_batch_mul', (s) => loadCore().abi.batch_mul(CURVE_ID[curve], group, base, scalars, n, out, s));
 }
 
+/** batchMul on a koffi worker thread (dev-setup overlaps a chunk's multiplications with the last chunk's write). Buffers must not change meanwhile. */
+export function batchMulAsync(curve: CurveName, group: number, base: Uint8Array, scalars: Uint8Array, n: number, out: Uint8Array): Promise<void> {
+  const z = sizesOf(curve);
+  const p = group === GROUP.g1 ? z.g1 : z.g2;
+  need(base, p, 'batchMul base');
+  need(scalars, 32 * n, 'batchMul scalars');
+  need(out, p * n, 'batchMul out');
+  return callAsync('cuzk_batch_mul', (s, cb) => loadCore().abi.batch_mul.async(CURVE_ID[curve], group, base, scalars, n, out, s, cb));
+}
+
 /** Dev-setup: out[j] = scale·L_{first + j·stride}(τ) over the 2^lgN domain (32-byte standard scalars). */
 export function lagrangeEval(curve: CurveName, tau: Uint8Array, scale: Uint8Array, lgN: number, first: number, stride: number, count: number, out: Uint8Array): void {
   need(tau, 32, 'lagrangeEval tau');

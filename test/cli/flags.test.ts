@@ -37,10 +37,10 @@ describe('unknown flags', () => {
     }
   });
 
-  it("another command's flag is unknown here: prove --constraints, verify --remote, dev-setup --curve", async () => {
+  it("another command's flag is unknown here: prove --constraints, verify --remote, dev-setup --jobs", async () => {
     await refused(['prove', 'a', 'b', 'c', 'd', '--constraints', '5'], 'constraints');
     await refused(['verify', 'a', 'b', 'c', '--remote', 'x'], 'remote');
-    await refused(['dev-setup', 'a', 'b', '--curve', 'bn128'], 'curve');
+    await refused(['dev-setup', 'a', 'b', '--jobs', '3'], 'jobs');
     await refused(['status', '--listen', 'x'], 'listen');
   });
 
@@ -50,6 +50,7 @@ describe('unknown flags', () => {
     checkFlags('serve', new Map<string, unknown>([['listen', 'x'], ['verify', 'false'], ['print-config', true], ['config', 'c']]));
     checkFlags('bench', new Map<string, unknown>([['size', '10'], ['remote', 'self'], ['clients', '2'], ['upload-key', true], ['compare', 'pinned:off']]));
     checkFlags('dev-circuit', new Map<string, unknown>([['constraints', '5'], ['curve', 'bn128'], ['seed', 's']]));
+    checkFlags('dev-setup', new Map<string, unknown>([['constraints', '5'], ['curve', 'bn128'], ['seed', 's']]));
   });
 });
 

@@ -1,6 +1,6 @@
 // accumulateQap (native cuzk_r1cs_accumulate + cuzk_qap_combine) against BigInt: the per-wire sums for
 // random row values, the coefficient records, windows down to 50 bytes (a refill inside almost every
-// constraint), coefficients not below r; a wire out of range or a truncated section is E_FORMAT naming the file.
+// constraint), row values made in blocks that end inside windows, coefficients not below r; a wire out of range or a truncated section is E_FORMAT naming the file.
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -46,13 +46,19 @@ function writeR1cs(file: string, curve: CurveName, nWires: number, constraints: 
   w.close();
 }
 
-function run(file: string, curve: CurveName, rows: bigint[], chunkBytes?: number) {
+/** accumulateQap over `rows` as the row values, read in windows of `chunkBytes`, the values made `rowBlock` at a time. */
+function run(file: string, curve: CurveName, rows: bigint[], chunkBytes?: number, rowBlock?: number) {
   const { file: f, info } = openR1cs(file);
   const zk = BinWriter.create(`${file}.zkey`, 'zkey', 1, 1); // section 4 only
   try {
     const rowBytes = new FrVec(rows.length);
     rows.forEach((v, i) => rowBytes.set(i, v));
-    const res = accumulateQap(zk, f, info, 2, rowBytes.bytes, () => undefined, chunkBytes);
+    const asked: Array<[number, number]> = [];
+    const rowValues = (first: number, count: number, out: Uint8Array) => {
+      asked.push([first, count]);
+      out.set(rowBytes.subarray(first, first + count));
+    };
+    const res = { ...accumulateQap(zk, f, info, 2, rowValues, () => undefined, chunkBytes, rowBlock), asked };
     zk.close();
     return { ...res, info };
   } finally {
@@ -88,9 +94,12 @@ for (const curve of ['bn128', 'bls12381'] as CurveName[]) {
       }
       const whole = run(r1csPath, curve, rows);
       const tiny = run(r1csPath, curve, rows, 50);
-      assert.equal(whole.nCoefs, records.length);
-      assert.equal(tiny.nCoefs, records.length);
-      for (const res of [whole, tiny]) {
+      // row values made 7 at a time: a block ends inside most windows
+      const blocks = run(r1csPath, curve, rows, 1000, 7);
+      assert.deepEqual(whole.asked, [[0, nRows]]);
+      assert.deepEqual(blocks.asked, Array.from({ length: Math.ceil(nRows / 7) }, (_, i) => [7 * i, Math.min(7, nRows - 7 * i)]));
+      for (const res of [whole, tiny, blocks]) assert.equal(res.nCoefs, records.length);
+      for (const res of [whole, tiny, blocks]) {
         for (let m = 0; m < 3; m++) assert.deepEqual(res.acc[m].bytes, whole.acc[m].bytes, `acc ${m} is the same for every window`);
       }
       const std = whole.acc.map((v) => {
