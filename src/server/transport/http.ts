@@ -172,6 +172,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
   };
   const count = intakeProcessCount(c.cfg);
   const intake = count > 0 ? new IntakeProcesses(count, c.intake, c.cfg, c.log, capFor) : undefined;
+  if (intake) c.intakeStats = () => intake.stats();
   sniffConnections(h1, h2, c.cfg, intake ? (socket, head) => intake.handOff(socket, head) : undefined);
   h1.on('connection', (socket: net.Socket) => {
     sockets.add(socket);

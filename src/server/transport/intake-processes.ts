@@ -35,6 +35,13 @@ export function startsWitnessUpload(head: Uint8Array): boolean {
   return Buffer.from(head.buffer, head.byteOffset, REQUEST_LINE.length).equals(REQUEST_LINE) && (next === 0x3f || next === 0x20); // '?' or ' '
 }
 
+/** Intake processes running, and the uploads they stored and those bytes since start. */
+export interface IntakeStats {
+  processes: number;
+  uploads: number;
+  bytes: number;
+}
+
 /** /metrics lines of the intake processes (all 0 when there are none: off, or TLS). */
 export function intakeMetricsLines(uploads: number, bytes: number, processes: number): string[] {
   return [
@@ -81,9 +88,15 @@ export class IntakeProcesses {
     return this.#children.reduce((n, c) => n + c.open, 0);
   }
 
-  /** Uploads stored by the children and their bytes, since start (for /metrics). */
+  /** Uploads stored by the children and their bytes, since start (GetStatus's intake). */
+  stats(): IntakeStats {
+    return { processes: this.#children.filter((c) => c.ready).length, uploads: this.#uploads, bytes: this.#bytes };
+  }
+
+  /** The same, for /metrics. */
   metricsLines(): string[] {
-    return intakeMetricsLines(this.#uploads, this.#bytes, this.#children.filter((c) => c.ready).length);
+    const s = this.stats();
+    return intakeMetricsLines(s.uploads, s.bytes, s.processes);
   }
 
   #start(): Child {
