@@ -10,7 +10,7 @@ import {
 } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { priorityFromProto, priorityToProto, stateToProto } from '../../rpc/enums.js';
 import type { FleetMember } from '../fleet/pg-fleet.js';
-import type { IntakeStats } from './intake-processes.js';
+import type { IntakeStats } from './intake-wire.js';
 import type { JobSubmission } from '../intake/request-check.js';
 
 const big = (n: number | undefined): bigint => BigInt(Math.max(0, Math.round(n ?? 0)));

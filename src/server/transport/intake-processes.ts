@@ -14,7 +14,7 @@ import { errorMessage, errorToWire, ResourceError } from '../../errors.js';
 import type { Logger, LogLevel } from '../../log.js';
 import type { WitnessIntake } from '../intake/witness-intake.js';
 import type { ServeConfig } from '../startup/config.js';
-import type { FromIntake, IntakeSettings, ToIntake } from './intake-wire.js';
+import type { FromIntake, IntakeSettings, IntakeStats, ToIntake } from './intake-wire.js';
 import { WITNESS_UPLOAD_PATH } from './upload-http.js';
 
 /** How many intake processes `limits.intake_processes` asks for: auto is half the cores, at most 8,
@@ -33,13 +33,6 @@ export function startsWitnessUpload(head: Uint8Array): boolean {
   if (head.length <= REQUEST_LINE.length) return false;
   const next = head[REQUEST_LINE.length];
   return Buffer.from(head.buffer, head.byteOffset, REQUEST_LINE.length).equals(REQUEST_LINE) && (next === 0x3f || next === 0x20); // '?' or ' '
-}
-
-/** Intake processes running, and the uploads they stored and those bytes since start. */
-export interface IntakeStats {
-  processes: number;
-  uploads: number;
-  bytes: number;
 }
 
 /** /metrics lines of the intake processes (all 0 when there are none: off, or TLS). */

@@ -30,3 +30,10 @@ export type FromIntake =
   | { op: 'stored'; seq: number; id: string; file: SpooledWitness }
   | { op: 'ended'; id: string }
   | { op: 'closed' };
+
+/** Intake processes running, and the uploads they stored and those bytes since start (GetStatus). */
+export interface IntakeStats {
+  processes: number;
+  uploads: number;
+  bytes: number;
+}

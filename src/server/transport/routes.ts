@@ -19,7 +19,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../journal/job-store.js';
 import { toConnectError } from './status-map.js';
 import type { WitnessIntake } from '../intake/witness-intake.js';
-import type { IntakeStats } from './intake-processes.js';
+import type { IntakeStats } from './intake-wire.js';
 
 export interface RouteContext {
   cfg: ServeConfig;
