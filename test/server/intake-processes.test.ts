@@ -133,6 +133,24 @@ describe('cuzk serve: intake processes', () => {
     }
   });
 
+  it('over a unix socket too: the connection is handed over, the job proves', async () => {
+    const d = await startDaemon({ socket: true, args: [...vectorDirArgs(), '--intake-processes', '1'] });
+    try {
+      const c = new CuzkClient({ address: d.address, inlineWitnessBytes: 0, protocol: 'connect' });
+      await until('the intake process ready', async () => (await c.status()).intake?.processes === 1);
+      const job = await c.prove({ key, witnesses: [w] });
+      assert.equal(job.state, 'completed', JSON.stringify(job.error));
+      assert.equal(await snarkjsVerify(json('vkey.json'), job.proofs![0]!.publicSignals, job.proofs![0]!.proof), true);
+      const st = await c.status();
+      assert.equal(st.intake?.uploads, 1, 'received by the intake process (GetStatus)');
+      assert.equal(st.intake?.bytes, w.length);
+      assert.ok(st.intake!.mainThreadBusyMs > 0, 'the main thread\'s busy time is reported');
+    } finally {
+      assert.equal(await d.stop(), 0, d.logs());
+      removeDataDir(d.dataDir);
+    }
+  });
+
   it('off: the main thread takes every upload (the counters stay 0)', async () => {
     const d = await startDaemon({ args: [...vectorDirArgs(), '--intake-processes', 'off', '--token', TOKEN] });
     try {
