@@ -156,6 +156,11 @@ export class IntakeProcesses {
     this.onOpenChange(this.open);
     for (const id of child.begun) await this.#remove(id);
     if (this.#closing) return;
+    if (!child.ready) {
+      // it never started: starting another would loop; uploads stay with the main thread (handOff finds none)
+      this.log.error({ pid: child.proc.pid, code, signal }, 'intake process failed to start: the main thread takes its share of uploads');
+      return;
+    }
     this.log.error({ pid: child.proc.pid, code, signal, uploadsLost: child.begun.size }, 'intake process exited: its uploads in flight failed; another is started');
     this.#children.push(this.#start());
   }
