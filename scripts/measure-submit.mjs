@@ -9,6 +9,7 @@
 // and this process (the clients; for the raw row, also its server) spent per MiB received, from
 // /proc and process.cpuUsage(). --protocols raw,grpc,connect picks rows (one at a time for a clean
 // CPU profile: CUZK_PROF=<dir> profiles the daemon child, node --cpu-prof this process).
+// CUZK_INTAKE=off|N sets the daemon's limits.intake_processes (default auto).
 // Usage: node --import tsx scripts/measure-submit.mjs [--size 20] [--runs 5] [--clients 4] [--protocols raw,grpc,connect]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +39,14 @@ const procCpuMs = (pid, thread = '') => {
   const f = readFileSync(`/proc/${pid}${thread}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 };
+/** CPU ms so far of the daemon's child processes (its intake processes; those that exited are lost). */
+const childrenCpuMs = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).reduce((a, c) => {
+  try {
+    return a + procCpuMs(c);
+  } catch {
+    return a; // exited since
+  }
+}, 0);
 const selfCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -65,7 +74,7 @@ async function rawPost(n = 1) {
 
 async function startDaemon(dataDir) {
   const child = path.join(root, 'test/helpers/cuzk-child.ts');
-  const proc = spawn(process.execPath, [...(process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : []), '--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000'], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [...(process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : []), '--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000', ...(process.env.CUZK_INTAKE ? ['--intake-processes', process.env.CUZK_INTAKE] : [])], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let logs = '';
   const address = await new Promise((resolve, reject) => {
     proc.stderr.on('data', (d) => {
@@ -109,16 +118,18 @@ try {
     const rows = [];
     for (const [id, name, measure] of all.filter((r) => protocols.includes(r[0]))) {
       const main = `/task/${d.proc.pid}`;
-      const [m0, d0, s0] = [procCpuMs(d.proc.pid, main), procCpuMs(d.proc.pid), selfCpuMs()];
+      const [m0, d0, c0, s0] = [procCpuMs(d.proc.pid, main), procCpuMs(d.proc.pid), childrenCpuMs(d.proc.pid), selfCpuMs()];
+      const w0 = performance.now();
       const t = await measure();
+      const wall = ms(w0);
       const mib = (t.length * wtns.length) / 2 ** 20;
-      rows.push([name, t, (procCpuMs(d.proc.pid, main) - m0) / mib, (procCpuMs(d.proc.pid) - d0) / mib, (selfCpuMs() - s0) / mib]);
+      rows.push([name, t, (procCpuMs(d.proc.pid, main) - m0) / mib, (procCpuMs(d.proc.pid) - d0) / mib, (childrenCpuMs(d.proc.pid) - c0) / mib, (selfCpuMs() - s0) / mib, (t.length * wtns.length) / 1e6 / (wall / 1000)]);
     }
     const floor = median(rows[0][1]);
-    console.log(`witness ${(wtns.length / 2 ** 20).toFixed(1)} MiB (2^${a.size} fixture), ${n} client${n > 1 ? 's at once' : ''}, ${runs} rounds, median ms (x the first row), CPU ms per MiB of the daemon's main thread / of the daemon / of this process:`);
-    for (const [name, t, mCpu, dCpu, sCpu] of rows) {
+    console.log(`witness ${(wtns.length / 2 ** 20).toFixed(1)} MiB (2^${a.size} fixture), ${n} client${n > 1 ? 's at once' : ''}, ${runs} rounds, median ms (x the first row), CPU ms per MiB of the daemon's main thread / of the daemon / of its intake processes / of this process, aggregate MB/s:`);
+    for (const [name, t, mCpu, dCpu, cCpu, sCpu, agg] of rows) {
       const mbs = wtns.length / 1e6 / (median(t) / 1000);
-      console.log(`  ${name.padEnd(40)} ${median(t).toFixed(0).padStart(7)} ms  x${(median(t) / floor).toFixed(1)}  ${mbs.toFixed(0).padStart(5)} MB/s per call  cpu ${mCpu.toFixed(2)} / ${dCpu.toFixed(2)} / ${sCpu.toFixed(2)} ms/MiB   [${t.map((x) => x.toFixed(0)).join(', ')}]`);
+      console.log(`  ${name.padEnd(40)} ${median(t).toFixed(0).padStart(7)} ms  x${(median(t) / floor).toFixed(1)}  ${mbs.toFixed(0).padStart(5)} MB/s per call  cpu ${mCpu.toFixed(2)} / ${dCpu.toFixed(2)} / ${cCpu.toFixed(2)} / ${sCpu.toFixed(2)} ms/MiB  ${agg.toFixed(0).padStart(5)} MB/s in all   [${t.map((x) => x.toFixed(0)).join(', ')}]`);
     }
   }
   for (const j of jobs) await j.client.cancel(j.id);

@@ -7,6 +7,7 @@ import { createClient, type Client, type Interceptor, type Transport } from '@co
 import { createConnectTransport, createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import type { JobEvent, JobInfo, JobRequest, KeyInfo } from '../engine/api.js';
 import { ProvingService, SubmitProofRequestSchema, type SubmitProofRequest } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
+import { InputError } from '../errors.js';
 import { priorityToProto } from '../rpc/enums.js';
 import { errorFromRpc, eventFromProto, jobFromProto, keyFromProto, statusFromProto, type DaemonStatus } from './convert.js';
 import { uploadOverGrpc } from './grpc-upload.js';
@@ -20,6 +21,12 @@ export interface CuzkClientOptions {
   token?: string;
   /** 'grpc' (default) or 'connect' (Connect protocol over HTTP/1.1, binary). */
   protocol?: 'grpc' | 'connect';
+  /** How witnesses too large to go inline are uploaded: 'post' (default), POST /v1/witnesses on a
+   * connection of its own per witness, which the daemon hands to an intake process (received, hashed
+   * and spooled off its main event loop, limits.intake_processes); 'stream' (gRPC only), the
+   * UploadWitness RPC on the client's HTTP/2 connection, for a daemon reached through a gRPC-only
+   * proxy (read by the daemon's main thread). */
+  uploads?: 'post' | 'stream';
   /** Largest message sent or accepted, bytes (default 256 MiB, the daemon's default). */
   maxMessageBytes?: number;
   /** Witnesses up to this many bytes go inline in SubmitProof; larger ones are streamed first
@@ -46,6 +53,7 @@ export class CuzkClient {
   readonly #limit: number;
   /** gRPC: the one HTTP/2 connection, opened at the first call; uploads write to it directly. */
   readonly #session: Http2SessionManager | undefined;
+  readonly #uploads: 'post' | 'stream';
 
   constructor(opts: CuzkClientOptions = {}) {
     this.address = opts.address ?? '127.0.0.1:9820';
@@ -65,6 +73,9 @@ export class CuzkClient {
     this.#http = { baseUrl, socketPath: unix, token, tls };
     this.#token = token;
     this.#limit = limit;
+    if (opts.uploads !== undefined && opts.uploads !== 'post' && opts.uploads !== 'stream') throw new InputError('E_INVALID_ARG', `uploads must be 'post' or 'stream', got ${JSON.stringify(opts.uploads)}`);
+    if (opts.uploads === 'stream' && opts.protocol === 'connect') throw new InputError('E_INVALID_ARG', "uploads: 'stream' needs protocol 'grpc' (Connect over HTTP/1.1 cannot stream a request)");
+    this.#uploads = opts.uploads ?? 'post';
     let transport: Transport;
     if (opts.protocol === 'connect') {
       transport = createConnectTransport({ ...common, httpVersion: '1.1', useBinaryFormat: true, nodeOptions: unix ? { socketPath: unix, ...tls } : tls });
@@ -75,9 +86,9 @@ export class CuzkClient {
     this.#rpc = createClient(ProvingService, transport);
   }
 
-  /** Witness id of `w`, streamed in the client's protocol. */
+  /** Witness id of `w`, streamed as the client's `uploads` option says. */
   async #upload(key: string, w: Uint8Array): Promise<string> {
-    if (!this.#session) return uploadOverHttp(this.#http, key, w);
+    if (!this.#session || this.#uploads === 'post') return uploadOverHttp(this.#http, key, w);
     return (await uploadOverGrpc({ session: this.#session, token: this.#token, readMaxBytes: this.#limit }, key, w, this.#chunk)).witnessId;
   }
 
@@ -95,7 +106,8 @@ export class CuzkClient {
     const upload = ws.some((w) => w.length > this.#inlineMax);
     const witnessIds: string[] = [...(req.witnessIds ?? [])];
     if (upload) {
-      for (const w of ws) witnessIds.push(await this.#upload(req.key, w));
+      // at once: each on a connection of its own, so several intake processes take a job's witnesses
+      witnessIds.push(...(await Promise.all(ws.map((w) => this.#upload(req.key, w)))));
     }
     return create(SubmitProofRequestSchema, {
       key: req.key,

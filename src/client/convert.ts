@@ -68,7 +68,16 @@ export interface FleetDaemonStatus {
 }
 
 /** `daemonId` and `fleet` only with a PostgreSQL store (empty / [] with SQLite). */
-export type DaemonStatus = EngineStatus & { version: string; journal: Record<string, number>; daemonId: string; fleet: FleetDaemonStatus[] };
+/** GetStatus's DaemonIntake: the daemon's main-thread busy ms since start, its intake processes, and
+ * the uploads and bytes they received since start. */
+export interface DaemonIntakeStatus {
+  mainThreadBusyMs: number;
+  processes: number;
+  uploads: number;
+  bytes: number;
+}
+
+export type DaemonStatus = EngineStatus & { version: string; journal: Record<string, number>; daemonId: string; fleet: FleetDaemonStatus[]; intake?: DaemonIntakeStatus };
 
 export function statusFromProto(s: GetStatusResponse): DaemonStatus {
   const use = (b: { limit: bigint; used: bigint; waiters: number } | undefined) => ({ limit: num(b?.limit ?? 0n), used: num(b?.used ?? 0n), waiters: b?.waiters ?? 0 });
@@ -92,6 +101,7 @@ export function statusFromProto(s: GetStatusResponse): DaemonStatus {
     version: s.version,
     journal: { ...s.journal },
     daemonId: s.daemonId,
+    ...(s.intake ? { intake: { mainThreadBusyMs: s.intake.mainThreadBusyMs, processes: s.intake.processes, uploads: num(s.intake.uploads), bytes: num(s.intake.bytes) } } : {}),
     ...(s.witness ? { witness: { slots: s.witness.slots, wasmWorkers: s.witness.wasmWorkers, queued: s.witness.queued, busy: s.witness.busy, done: num(s.witness.done), failed: num(s.witness.failed), totalMs: s.witness.totalMs, processes: s.witness.processes } } : {}),
     fleet: s.fleet.map((m) => ({
       id: m.id, address: m.address, backend: m.backend, keys: [...m.keys], running: [...m.running],

@@ -25,7 +25,9 @@ export function uploadOverHttp(t: HttpTarget, key: string, w: Uint8Array): Promi
   if (t.token) headers.authorization = `Bearer ${t.token}`;
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = lib.request(url, { method: 'POST', headers, socketPath: t.socketPath, ...t.tls }, (res) => {
+    // a connection of its own (agent: false), never one a Connect RPC used before: the daemon hands a
+    // connection whose first request is this POST to an intake process, and answers Connection: close
+    const req = lib.request(url, { method: 'POST', headers, socketPath: t.socketPath, agent: false, ...t.tls }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
       res.on('error', reject);

@@ -3,7 +3,9 @@
 // (one job in flight each: submit, then await), over gRPC and then over Connect. Per protocol:
 // proofs/s, submit→completed latency, GPU kernel utilisation from GetStatus (the difference of each
 // device's cumulative kernel_ms over the window, / the window's uptime), submit MB/s (witness bytes / time inside submit
-// calls), and every returned proof verified again here with cuzk's verifier: the daemon verified it
+// calls), witness MB/s in all (the bytes the clients submitted in the window / the window), the
+// daemon's main-thread busy share and the share of witness bytes its intake processes received
+// (GetStatus's intake, differenced over the window), and every returned proof verified again here with cuzk's verifier: the daemon verified it
 // before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -65,6 +67,10 @@ export interface RemoteStats extends RunCounts {
   verifiedHere: number;
   /** --dashboard-capture: where this window's frames went */
   dashboard?: { file: string; fetched: number; kept: number; problems: string[] };
+  /** The front door over the window (GetStatus's intake): witness (or inputs) bytes the clients
+   * submitted / the window, MB/s; the daemon's main-thread event-loop busy share (null from a
+   * daemon too old to say); of the witness bytes, the share its intake processes received. */
+  intake: { witnessMbPerSec: number; mainThreadBusy: number | null; processes: number; offMainShare: number | null };
 }
 
 export interface DaemonBenchResult {
@@ -133,6 +139,17 @@ function witnessFile(opts: DaemonBenchOptions): string {
  * is over the time since the device's first proof, not the daemon's uptime; one window read 110%). */
 const gpuBusyMs = (s: DaemonStatus) => s.devices.filter((d) => d.kernelMs !== null).map((d) => d.kernelMs!);
 
+/** RemoteStats.intake from GetStatus at the window's ends and the bytes submitted in it. */
+function intakeOverWindow(a: DaemonStatus['intake'], b: DaemonStatus['intake'], upMs: number, bytes: number, wallMs: number): RemoteStats['intake'] {
+  const both = a !== undefined && b !== undefined && upMs > 0;
+  return {
+    witnessMbPerSec: wallMs > 0 ? bytes / 1e6 / (wallMs / 1000) : 0,
+    mainThreadBusy: both ? Math.min(1, Math.max(0, (b.mainThreadBusyMs - a.mainThreadBusyMs) / upMs)) : null,
+    processes: b?.processes ?? 0,
+    offMainShare: both && bytes > 0 ? Math.min(1, (b.bytes - a.bytes) / bytes) : null,
+  };
+}
+
 function verifyAll(vk: VerificationKey, proofs: ProofOutput[]): { verified: number; errors: string[] } {
   const vkBytes = encodeVerificationKey(vk);
   let verified = 0;
@@ -183,6 +200,8 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
   const gpuUtilisation = busy1.length === 0 || upMs <= 0 ? null : Math.max(0, busy1.reduce((a, b, i) => a + b - (busy0[i] ?? 0), 0) / (upMs * busy1.length));
   const proofs = [...warm.proofs, ...run.proofs];
   const check = verifyAll(vk, proofs);
+  const bytesPerJob = opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : job.witnessFiles ? Buffer.byteLength(job.witnessFiles.join('')) : opts.witness.length;
+  const intake = intakeOverWindow((await s0!).intake, s1.intake, upMs, bytesPerJob * run.submitMs.length, wallMs);
   const sorted = [...run.latencies].sort((a, b) => a - b);
   const completed = sorted.length;
   return {
@@ -196,7 +215,8 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
     proofsPerSec: (completed * p) / (wallMs / 1000),
     latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, completed), max: sorted.at(-1) ?? 0 },
     gpuUtilisation,
-    submit: submitStats(opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : job.witnessFiles ? Buffer.byteLength(job.witnessFiles.join('')) : opts.witness.length, run.submitMs),
+    submit: submitStats(bytesPerJob, run.submitMs),
+    intake,
     proofsReceived: proofs.length,
     verifiedHere: check.verified,
     ...(dashboard ? { dashboard } : {}),
@@ -261,6 +281,8 @@ export interface CompareRow {
   verifiedHere: number | null;
   /** No failed job, and every proof that came back verified. */
   allVerified: boolean;
+  /** The daemon's front door over the window (RemoteStats.intake); null in-process. */
+  intake: RemoteStats['intake'] | null;
 }
 
 /** `inputs`: the in-process stream fed by inputs, a row of its own (the daemon's streams then carry inputs too). */
@@ -269,6 +291,7 @@ export function compareRows(local: StreamStats, d: DaemonBenchResult, inputs?: S
   const row = (run: CompareRow['run'], s: StreamStats | RemoteStats, verifiedHere: number | null, allVerified: boolean): CompareRow => ({
     run, completed: s.completed, failed: s.failed, proofsPerSec: s.proofsPerSec, vsInProcess: ratio(s.proofsPerSec),
     latencyMs: { p50: s.latencyMs.p50, p99: s.latencyMs.p99 }, gpuUtilisation: s.gpuUtilisation, submit: s.submit, verifiedHere, allVerified,
+    intake: 'intake' in s ? s.intake : null,
   });
   const remote = (s: RemoteStats) => row(s.protocol, s, s.verifiedHere, s.failed === 0 && s.verifiedHere === s.proofsReceived);
   return [row('in-process', local, null, local.failed === 0), ...(inputs ? [row('in-process, inputs', inputs, null, inputs.failed === 0)] : []), remote(d.grpc), remote(d.connect)];
@@ -289,6 +312,9 @@ export function compareTable(rows: CompareRow[]): string[][] {
     line('GPU kernel utilisation', (r) => (r.gpuUtilisation === null ? '-' : `${(100 * r.gpuUtilisation).toFixed(1)}%`)),
     line('submit MB/s', (r) => rate(r.submit.mbPerSec)),
     line('submit p50 ms', (r) => f(r.submit.p50Ms, 2)),
+    line('witness MB/s in all', (r) => (r.intake ? rate(r.intake.witnessMbPerSec) : '-')),
+    line('daemon main thread busy', (r) => (r.intake?.mainThreadBusy == null ? '-' : `${(100 * r.intake.mainThreadBusy).toFixed(1)}%`)),
+    line('received off main thread', (r) => (r.intake?.offMainShare == null ? '-' : `${(100 * r.intake.offMainShare).toFixed(0)}% (${r.intake.processes} intake processes)`)),
     line('proofs verified', (r) => (r.verifiedHere === null ? (r.allVerified ? 'all (engine)' : 'NO') : r.allVerified ? `all (daemon + ${r.verifiedHere} here)` : `NO (${r.verifiedHere} here)`)),
   ];
 }

@@ -109,7 +109,7 @@ export class Daemon {
     const counts = await this.deps.store.counts();
     const rows = Object.entries(counts).map(([state, n]) => `cuzk_journal_jobs{state="${state}"} ${n}`);
     const fleet = this.deps.fleetRunner ? fleetMetrics(this.deps.fleetRunner.fleet) : [];
-    return (await this.deps.engine.metricsText()) + ['# HELP cuzk_journal_jobs Jobs in the journal, by state.', '# TYPE cuzk_journal_jobs gauge', ...rows, ...fleet].join('\n') + '\n';
+    return (await this.deps.engine.metricsText()) + ['# HELP cuzk_journal_jobs Jobs in the journal, by state.', '# TYPE cuzk_journal_jobs gauge', ...rows, ...fleet, ...(this.#listener?.metricsLines?.() ?? [])].join('\n') + '\n';
   }
 
   /** Idempotent: a second call returns the first call's promise. */

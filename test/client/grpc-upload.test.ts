@@ -1,4 +1,4 @@
-// UploadWitness over gRPC as CuzkClient sends it (src/client/grpc-upload.ts): a multi-chunk witness
+// UploadWitness over gRPC as CuzkClient sends it with uploads: 'stream' (src/client/grpc-upload.ts): a multi-chunk witness
 // arrives byte for byte, written from the caller's buffer, and proves; a refusal (another key's
 // witness, a wrong token, too large, a chunk over the daemon's message limit) is the CuzkError the
 // SDK gave when it sent through connect-es, which the reference upload below still does; a peer
@@ -69,7 +69,7 @@ async function rejection(p: Promise<unknown>): Promise<CuzkError> {
 
 /** The SDK's refusal equals connect-es's, code and message; returns it. */
 async function sameRefusal(address: string, token: string, key: string, w: Uint8Array, code: string, message: RegExp): Promise<CuzkError> {
-  const sdk = await rejection(new CuzkClient({ address, token }).uploadWitness(key, w));
+  const sdk = await rejection(new CuzkClient({ address, token, uploads: 'stream' }).uploadWitness(key, w));
   const ref = await rejection(uploadViaConnectEs(address, token, key, w));
   assert.deepEqual({ code: sdk.code, message: sdk.message }, { code: ref.code, message: ref.message });
   assert.equal(sdk.code, code, sdk.message);
@@ -141,7 +141,7 @@ describe('CuzkClient: UploadWitness over gRPC', () => {
 
   it('a multi-chunk witness of an odd size arrives byte for byte: the daemon proves from it', async () => {
     assert.ok(big.length > 3 * 2 ** 20 && big.length % 2 ** 20 !== 0, `fixture is ${big.length} bytes`);
-    const c = new CuzkClient({ address: d.address, token: TOKEN, inlineWitnessBytes: 0 });
+    const c = new CuzkClient({ address: d.address, token: TOKEN, inlineWitnessBytes: 0, uploads: 'stream' });
     const job = await c.prove({ key: dev.zkey, witnesses: [big] });
     assert.equal(job.state, 'completed', JSON.stringify(job.error));
     const p = job.proofs![0]!;
@@ -151,7 +151,7 @@ describe('CuzkClient: UploadWitness over gRPC', () => {
   it('over a unix socket too, on the client\'s one connection, which close() ends', async () => {
     const local = await startDaemon({ socket: true, args: vectorDirArgs(path.dirname(dev.zkey)) });
     try {
-      const c = new CuzkClient({ address: local.address, inlineWitnessBytes: 0 });
+      const c = new CuzkClient({ address: local.address, inlineWitnessBytes: 0, uploads: 'stream' });
       const job = await c.prove({ key: dev.zkey, witnesses: [big] });
       assert.equal(job.state, 'completed', JSON.stringify(job.error));
       assert.equal(job.proofs?.length, 1);
@@ -180,7 +180,7 @@ describe('CuzkClient: UploadWitness over gRPC', () => {
     try {
       await sameRefusal(small.address, '', dev.zkey, big, 'E_INVALID_ARG', /message too large.*600000/);
       // a client told the limit sends chunks under it
-      const c = new CuzkClient({ address: small.address, maxMessageBytes: 600_000 });
+      const c = new CuzkClient({ address: small.address, maxMessageBytes: 600_000, uploads: 'stream' });
       assert.match(await c.uploadWitness(dev.zkey, big), /\S/);
     } finally {
       assert.equal(await small.stop(), 0, small.logs());
@@ -224,7 +224,7 @@ describe('CuzkClient: an upload cut off mid-stream', { timeout: 60_000 }, () => 
     it(`${how}: rejects (as through connect-es), never hangs`, async () => {
       const peer = await cuttingPeer(how, 2 << 20);
       try {
-        const sdk = await rejection(new CuzkClient({ address: peer.address }).uploadWitness('k', w));
+        const sdk = await rejection(new CuzkClient({ address: peer.address, uploads: 'stream' }).uploadWitness('k', w));
         const ref = await rejection(uploadViaConnectEs(peer.address, '', 'k', w));
         assert.equal(sdk.code, ref.code, `${sdk.message} / ${ref.message}`);
         if (how === 'refuse') assert.deepEqual([sdk.code, sdk.message], ['E_OVERLOADED', 'full']);

@@ -70,6 +70,8 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-cert', 'c.pem']]) }), /tls.cert and tls.key go together/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['tls-client-ca', 'ca.pem']]) }), /tls.client_ca \(mTLS\) needs tls.cert/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['store-notify', 'sometimes']]) }), /^store\.notify must be auto, on or off, got "sometimes"$/);
+    for (const v of ['0', '65', 'many']) bad(() => loadServeConfig({ env: {}, flags: new Map([['intake-processes', v]]) }), new RegExp(`^limits\\.intake_processes must be auto, off or 1\\.\\.64, got "${v}"$`));
+    assert.equal(loadServeConfig({ env: {}, flags: new Map([['intake-processes', '3']]) }).intakeProcesses, '3');
     bad(() => loadServeConfig({ env: {}, flags: new Map([['store-pool-size', '0']]) }), /^--store-pool-size: store\.pool_size must be an integer 1\.\.65535, got "0"$/);
     // bounds: timers past 2^31 - 1 ms would fire at once, a zero TTL would delete every upload at once
     bad(() => loadServeConfig({ env: {}, flags: new Map([['upload-ttl-s', '2147484']]) }), /limits\.upload_ttl_s must be an integer 1\.\.2147483, got "2147484"/);
@@ -108,7 +110,7 @@ describe('serve config', () => {
     for (const o of OPTIONS) {
       assert.ok(o.name in defaults, o.name);
       assert.ok(o.doc.length > 10, `${o.name} is documented`);
-      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? String(Math.max(o.min ?? 0, Math.min(o.max ?? 12345, 12345))) : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'advertise' ? 'gpu0:9820' : o.name === 'memoryWaitPolicy' ? 'exit' : o.name === 'storeNotify' ? 'off' : 'v';
+      const v = o.type === 'bool' ? String(!o.default) : o.type === 'int' ? String(Math.max(o.min ?? 0, Math.min(o.max ?? 12345, 12345))) : o.type === 'list' ? 'x.zkey' : o.name === 'backend' ? 'cpu' : o.name === 'logLevel' ? 'warn' : o.name === 'tokenFile' ? '' : o.name === 'storeUrl' ? 'postgres://u@h/db' : o.name === 'advertise' ? 'gpu0:9820' : o.name === 'memoryWaitPolicy' ? 'exit' : o.name === 'storeNotify' ? 'off' : o.name === 'intakeProcesses' ? 'off' : 'v';
       const flags = new Map([[o.flag, v]]);
       if (o.flag.startsWith('tls-')) for (const f of ['tls-cert', 'tls-key']) if (!flags.has(f)) flags.set(f, 'x.pem'); // they go together
       const c = loadServeConfig({ env: {}, flags }) as unknown as Record<string, unknown>;

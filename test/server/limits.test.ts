@@ -111,7 +111,9 @@ describe('cuzk serve: size limits', () => {
     const c = new CuzkClient({ address: d.address, token: TOKEN });
     const big = new Uint8Array(500_000);
     big.set([0x77, 0x74, 0x6e, 0x73]);
-    const e = (await caught(c.submit({ key: multKey, witnesses: [big] }))) as CuzkError;
+    // a witness streamed as UploadWitness messages (a POSTed one is no message: limits.max_job_bytes bounds it)
+    const streaming = new CuzkClient({ address: d.address, token: TOKEN, uploads: 'stream' });
+    const e = (await caught(streaming.submit({ key: multKey, witnesses: [big] }))) as CuzkError;
     assert.equal(e?.code, "E_INVALID_ARG", String(e?.message ?? JSON.stringify(e)));
     assert.match(e!.message, /message too large.*400000/);
     const http = await fetch(`${d.url}/cuzk.v1.ProvingService/SubmitProof`, {

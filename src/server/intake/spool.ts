@@ -146,8 +146,7 @@ export class SpoolWriter {
     /** The chunks' buffers are this writer's to give away (moved to the spool thread, not copied). */
     private readonly ownsChunks: boolean,
   ) {
-    this.#final = path.join(spool.dir, id + SUFFIX);
-    this.#partial = this.#final + PARTIAL;
+    ({ final: this.#final, partial: this.#partial } = spool.paths(id));
   }
 
   get header(): WtnsHeader | undefined {
@@ -277,8 +276,15 @@ export class WitnessSpool {
   /** A writer for one witness of `size` bytes for `key`; the caller ends it with finish() or abort(). */
   /** `ownsChunks`: the chunks' buffers hold nothing else and are not used after write() (a decoded
    * gRPC message's bytes): they are moved to the spool thread instead of copied. */
-  writer(key: KeyShape, size: number, name: string, ownsChunks = false): SpoolWriter {
-    return new SpoolWriter(this, this.#threads, randomUUID(), key, size, name, ownsChunks);
+  /** `id`: the file's name, when the daemon's main process chose it for an intake process's upload. */
+  writer(key: KeyShape, size: number, name: string, ownsChunks = false, id: string = randomUUID()): SpoolWriter {
+    return new SpoolWriter(this, this.#threads, id, key, size, name, ownsChunks);
+  }
+
+  /** The path of upload `id`'s file once stored, and while it is written. */
+  paths(id: string): { final: string; partial: string } {
+    const final = path.join(this.dir, id + SUFFIX);
+    return { final, partial: final + PARTIAL };
   }
 
   /** Writes a witness that arrived whole (inline in SubmitProof). */
@@ -294,14 +300,15 @@ export class WitnessSpool {
   }
 
   /** An upload finished: kept for a job to claim until the upload TTL, then removed. */
-  register(w: SpoolWriter, file: SpooledWitness): string {
+  /** `id`: the writer's (here, or in an intake process: intake-processes.ts). */
+  register(id: string, file: SpooledWitness): string {
     const timer = setTimeout(() => {
-      this.#uploads.delete(w.id);
+      this.#uploads.delete(id);
       void rm(file.path, { force: true });
-      this.log.info({ witnessId: w.id }, 'uploaded witness removed: no job named it within limits.upload_ttl_s');
+      this.log.info({ witnessId: id }, 'uploaded witness removed: no job named it within limits.upload_ttl_s');
     }, this.uploadTtlMs).unref();
-    this.#uploads.set(w.id, { ...file, id: w.id, layout: file.layout!, timer });
-    return w.id;
+    this.#uploads.set(id, { ...file, id, layout: file.layout!, timer });
+    return id;
   }
 
   /** Takes uploads for a job: each must exist and match the job's key. A job takes them whether it

@@ -114,20 +114,26 @@ export class WitnessIntake {
     }
   }
 
-  /** An upload pushed chunk by chunk (a reader that parses its own framing: upload-grpc.ts). The
-   * key and size are checked first; the caller ends it with finish() or abort(). */
-  async begin(keyName: string, size: number, where: string, ownsChunks = false): Promise<UploadSink> {
+  /** The checks of an upload before any of its bytes is read (here, or for an intake process:
+   * intake-processes.ts): key and size given, the size within the job limit, the key resolved. */
+  async uploadKey(keyName: string, size: number, where: string): Promise<ResolvedKey> {
     if (!keyName) throw new InputError('E_INVALID_ARG', `${where}: the key is required (the first chunk's key, or ?key=)`);
     if (!Number.isSafeInteger(size) || size <= 0) throw new InputError('E_INVALID_ARG', `${where}: the witness size is required (the first chunk's size, or Content-Length)`);
     const over = overJobLimit(`${where}: the witness`, size, this.cfg);
     if (over) throw over;
-    const key = await this.resolveKey(keyName);
+    return this.resolveKey(keyName);
+  }
+
+  /** An upload pushed chunk by chunk (a reader that parses its own framing: upload-grpc.ts). The
+   * key and size are checked first; the caller ends it with finish() or abort(). */
+  async begin(keyName: string, size: number, where: string, ownsChunks = false): Promise<UploadSink> {
+    const key = await this.uploadKey(keyName, size, where);
     const w = this.spool.writer(key, size, where, ownsChunks);
     return {
       write: (c) => w.write(c),
       finish: async () => {
         const file = await w.finish();
-        return { id: this.spool.register(w, file), file };
+        return { id: this.spool.register(w.id, file), file };
       },
       abort: () => w.abort(),
     };

@@ -65,6 +65,7 @@ export interface ServeConfig {
   bodyTimeoutMs: number;
   maxUploadsPerConnection: number;
   maxJsonBytes: number;
+  intakeProcesses: string;
 }
 
 export function defaultConfig(): ServeConfig {
@@ -150,6 +151,8 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
   if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
   if (cfg.storeUrl) parseStoreUrl(cfg.storeUrl);
+  const intake = cfg.intakeProcesses;
+  if (!(intake === 'auto' || intake === 'off' || (/^\d+$/.test(intake) && Number(intake) >= 1 && Number(intake) <= 64))) throw new InputError('E_INVALID_ARG', `limits.intake_processes must be auto, off or 1..64, got "${intake}"`);
   if (!['auto', 'on', 'off'].includes(cfg.storeNotify)) throw new InputError('E_INVALID_ARG', `store.notify must be auto, on or off, got "${cfg.storeNotify}"`);
   if (cfg.advertise && !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(cfg.advertise)) throw new InputError('E_INVALID_ARG', `store.advertise must be host:port (how the other daemons reach this one), got "${cfg.advertise}"`);
   return cfg;

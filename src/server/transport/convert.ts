@@ -1,5 +1,6 @@
 // Engine values (src/engine/api.ts) as proto messages and back: the only place the server maps
 // fields, so the RPC surface stays one to one with the engine contract.
+import { performance } from 'node:perf_hooks';
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { InputError } from '../../errors.js';
 import type { EngineStatus, JobEvent, JobInfo, KeyInfo } from '../../engine/api.js';
@@ -9,6 +10,7 @@ import {
 } from '../../rpc/gen/cuzk/v1/cuzk_pb.js';
 import { priorityFromProto, priorityToProto, stateToProto } from '../../rpc/enums.js';
 import type { FleetMember } from '../fleet/pg-fleet.js';
+import type { IntakeStats } from './intake-wire.js';
 import type { JobSubmission } from '../intake/request-check.js';
 
 const big = (n: number | undefined): bigint => BigInt(Math.max(0, Math.round(n ?? 0)));
@@ -67,7 +69,7 @@ export function keyToProto(k: KeyInfo): Key {
   });
 }
 
-export function statusToProto(s: EngineStatus, extra: { version: string; journal: Record<string, number>; daemonId?: string; fleet?: FleetMember[] }): GetStatusResponse {
+export function statusToProto(s: EngineStatus, extra: { version: string; journal: Record<string, number>; daemonId?: string; fleet?: FleetMember[]; intake?: IntakeStats }): GetStatusResponse {
   const use = (id: string, b: { limit: number; used: number; waiters?: number }) => ({ id, limit: big(b.limit), used: big(b.used), waiters: b.waiters ?? 0 });
   const device = (d: { id: string; name: string; memoryTotal: number; memoryFree: number }) => ({ id: d.id, name: d.name, memoryTotal: big(d.memoryTotal), memoryFree: big(d.memoryFree) });
   const fleet = (extra.fleet ?? []).map((m) => ({
@@ -95,5 +97,6 @@ export function statusToProto(s: EngineStatus, extra: { version: string; journal
     daemonId: extra.daemonId ?? '',
     fleet,
     ...(s.witness ? { witness: { ...s.witness, done: big(s.witness.done), failed: big(s.witness.failed) } } : {}),
+    intake: { mainThreadBusyMs: performance.eventLoopUtilization().active, processes: extra.intake?.processes ?? 0, uploads: big(extra.intake?.uploads ?? 0), bytes: big(extra.intake?.bytes ?? 0) },
   });
 }

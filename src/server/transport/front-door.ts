@@ -74,11 +74,12 @@ export function superviseSession(session: http2.ServerHttp2Session, l: FrontDoor
 }
 
 /**
- * Makes `h1` (which listens) sniff each connection: HTTP/2 goes to `h2`, the rest to `h1` itself.
+ * Makes `h1` (which listens) sniff each connection: HTTP/2 goes to `h2`, what `handOff` takes (a
+ * witness upload, given to an intake process) leaves this process, the rest goes to `h1` itself.
  * `h1` stays the listening server so that node tracks its connections (the headers deadline and
  * closeAllConnections work only on a server that emitted 'listening').
  */
-export function sniffConnections(h1: http.Server, h2: http2.Http2Server, l: FrontDoorLimits): void {
+export function sniffConnections(h1: http.Server, h2: http2.Http2Server, l: FrontDoorLimits, handOff: (socket: net.Socket, head: Buffer) => boolean = () => false): void {
   const serveH1 = h1.listeners('connection')[0] as (socket: net.Socket) => void;
   h1.removeAllListeners('connection');
   if (l.maxConnections > 0) h1.maxConnections = l.maxConnections;
@@ -94,8 +95,8 @@ export function sniffConnections(h1: http.Server, h2: http2.Http2Server, l: Fron
       socket.off('timeout', drop);
       socket.off('end', drop);
       const n = Math.min(chunk.length, H2_PREFACE.length);
-      socket.unshift(chunk);
       if (chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) {
+        socket.unshift(chunk);
         // The session takes the socket's native handle and first drains what unshift() put back
         // (node >= 18). Resuming the socket here would race it for the handle's reads (GOAWAY
         // PROTOCOL_ERROR). Before, the bytes went through a JS Duplex replaying the socket: a 32 MiB
@@ -108,7 +109,11 @@ export function sniffConnections(h1: http.Server, h2: http2.Http2Server, l: Fron
         socket.allowHalfOpen = false;
         socket.once('end', () => socket.destroy());
         h2.emit('connection', socket);
+      } else if (handOff(socket, chunk)) {
+        // a witness upload, to an intake process (intake-processes.ts), with the bytes read so far
+        socket.off('error', drop);
       } else {
+        socket.unshift(chunk);
         serveH1.call(h1, socket);
         socket.resume();
       }

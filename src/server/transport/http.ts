@@ -27,6 +27,7 @@ import { FLEET_SECRET_HEADER, FLEET_WITNESS_PREFIX } from '../fleet/witness-fetc
 import { serveSpooledWitness } from './witness-serve.js';
 import { isJsonRequest, jsonTooLarge, LoadKeyTurns, requestLimits, superviseBody, UploadSlots } from './request-limits.js';
 import { UPLOAD_WITNESS_PATH } from './upload-grpc.js';
+import { IntakeProcesses, intakeMetricsLines, intakeProcessCount } from './intake-processes.js';
 
 export interface HttpHooks {
   /** Undefined when ready, else why not. */
@@ -97,6 +98,7 @@ function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.S
   });
   return {
     server,
+    metricsLines: () => intakeMetricsLines(0, 0, 0),
     close: () =>
       new Promise<void>((resolve) => {
         dashboard.close();
@@ -109,6 +111,8 @@ function tlsListener(c: RouteContext, handler: NodeHandlerFn, sockets: Set<net.S
 export interface Listener {
   server: net.Server;
   close(): Promise<void>;
+  /** Prometheus lines of the listener's own (its intake processes'), for /metrics. */
+  metricsLines?(): string[];
 }
 
 export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
@@ -150,7 +154,7 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
       } catch (err) {
         return answerEarly(req, res, toConnectError(err));
       }
-      if (upload) return release(witnessUpload(c, req, res));
+      if (upload) return release(witnessUpload(c.intake, req, res));
       if (keyPost) return release(keyUpload(c, req, res));
       if (isGrpcUpload(req)) return release(grpcWitnessUpload(c, req, res));
       release(new Promise((resolve) => res.once('close', resolve)));
@@ -162,19 +166,30 @@ export function createListener(c: RouteContext, hooks: HttpHooks): Listener {
   const h1 = http.createServer(h1Options(c.cfg), handler);
   const h2 = http2.createServer(h2Options(c.cfg), handler);
   h2.on('session', (s: http2.ServerHttp2Session) => superviseSession(s, c.cfg));
-  sniffConnections(h1, h2, c.cfg);
+  // limits.max_connections counts the connections handed to intake processes too
+  const capFor = (handedOff: number) => {
+    if (c.cfg.maxConnections > 0) h1.maxConnections = Math.max(1, c.cfg.maxConnections - handedOff);
+  };
+  const count = intakeProcessCount(c.cfg);
+  const intake = count > 0 ? new IntakeProcesses(count, c.intake, c.cfg, c.log, capFor) : undefined;
+  if (intake) c.intakeStats = () => intake.stats();
+  sniffConnections(h1, h2, c.cfg, intake ? (socket, head) => intake.handOff(socket, head) : undefined);
   h1.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
   return {
     server: h1,
+    metricsLines: () => intake?.metricsLines() ?? intakeMetricsLines(0, 0, 0),
     close: () =>
       new Promise<void>((resolve) => {
         dashboard.close();
-        h1.close(() => resolve());
+        let left = 2;
+        const done = () => --left === 0 && resolve();
+        h1.close(done);
         h1.closeAllConnections();
         for (const s of sockets) s.destroy();
+        void (intake?.close() ?? Promise.resolve()).then(done);
       }),
   };
 }

@@ -19,6 +19,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../journal/job-store.js';
 import { toConnectError } from './status-map.js';
 import type { WitnessIntake } from '../intake/witness-intake.js';
+import type { IntakeStats } from './intake-wire.js';
 
 export interface RouteContext {
   cfg: ServeConfig;
@@ -32,6 +33,8 @@ export interface RouteContext {
   metrics: () => Promise<string>;
   /** The dashboard's page and scripts, read at start. */
   dashboardAssets: DashboardAssets;
+  /** The listener's intake processes (http.ts sets it once they exist). */
+  intakeStats?: () => IntakeStats;
 }
 
 async function guarded<T>(fn: () => Promise<T>, jobId?: string): Promise<T> {
@@ -65,7 +68,7 @@ async function loadKey(c: RouteContext, source: { case: 'path'; value: string } 
 /** GetStatus's answer: the engine's status with the daemon's version and journal counts (the
  * dashboard shows the same message). */
 export async function statusMessage(c: RouteContext): Promise<GetStatusResponse> {
-  return statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts(), daemonId: c.jobs.fleet?.id, fleet: await c.jobs.fleet?.members() });
+  return statusToProto(c.engine.status(), { version: c.version, journal: await c.store.counts(), daemonId: c.jobs.fleet?.id, fleet: await c.jobs.fleet?.members(), intake: c.intakeStats?.() });
 }
 
 export function provingService(c: RouteContext): ServiceImpl<typeof ProvingService> {

@@ -10,6 +10,7 @@ import { InputError } from '../../errors.js';
 import { answerEarly } from './answer-early.js';
 import { loadUploadedKey } from './key-upload.js';
 import type { RouteContext } from './routes.js';
+import type { WitnessIntake } from '../intake/witness-intake.js';
 import { toConnectError } from './status-map.js';
 
 type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
@@ -26,13 +27,16 @@ export async function* bodyChunks(req: Req): AsyncGenerator<Uint8Array> {
   for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
 }
 
-export async function witnessUpload(c: RouteContext, req: Req, res: Res): Promise<void> {
+/** What witnessUpload needs: the daemon's intake, or an intake process's (intake-process.ts). */
+export type UploadIntake = Pick<WitnessIntake, 'upload'>;
+
+export async function witnessUpload(intake: UploadIntake, req: Req, res: Res): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const length = req.headers['content-length'];
   try {
     if (length === undefined) throw new InputError('E_INVALID_ARG', `POST ${WITNESS_UPLOAD_PATH}: Content-Length is required (the .wtns file's size)`);
     const size = /^\d+$/.test(length) ? Number(length) : -1;
-    const up = await c.intake.upload(url.searchParams.get('key') ?? '', size, bodyChunks(req), 'uploaded witness');
+    const up = await intake.upload(url.searchParams.get('key') ?? '', size, bodyChunks(req), 'uploaded witness');
     const text = JSON.stringify({ witnessId: up.id, size: up.file.size, sha256: up.file.sha256 });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);

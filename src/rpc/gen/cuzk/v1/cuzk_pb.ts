@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file cuzk/v1/cuzk.proto.
  */
 export const file_cuzk_v1_cuzk: GenFile = /*@__PURE__*/
-  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IvgBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCRIRCglnZW5lcmF0b3IYCiABKAkiNwoMV2l0bmVzc0NodW5rEgsKA2tleRgBIAEoCRIMCgRzaXplGAIgASgEEgwKBGRhdGEYAyABKAwiQQoNV2l0bmVzc1VwbG9hZBISCgp3aXRuZXNzX2lkGAEgASgJEgwKBHNpemUYAiABKAQSDgoGc2hhMjU2GAMgASgJIksKEUF3YWl0UHJvb2ZSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCRIXCgp0aW1lb3V0X21zGAIgASgNSACIAQFCDQoLX3RpbWVvdXRfbXMiYAoMUHJvdmVSZXF1ZXN0EigKA2pvYhgBIAEoCzIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0EhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyIkChJDYW5jZWxQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIjsKCEpvYlJlcGx5EhkKA2pvYhgBIAEoCzIMLmN1emsudjEuSm9iEhQKDGRlZHVwbGljYXRlZBgCIAEoCCLDAwoDSm9iEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDa2V5GAMgASgJEiMKCHByaW9yaXR5GAQgASgOMhEuY3V6ay52MS5Qcmlvcml0eRIgCgVzdGF0ZRgFIAEoDjIRLmN1emsudjEuSm9iU3RhdGUSEgoKcGFydGl0aW9ucxgGIAEoDRIXCg9zdWJtaXR0ZWRfYXRfbXMYByABKAQSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgJIAEoBBIbCg5xdWV1ZV9wb3NpdGlvbhgKIAEoDUgAiAEBEiMKBWVycm9yGAsgASgLMhQuY3V6ay52MS5FcnJvckRldGFpbBIkCgZwcm9vZnMYDCADKAsyFC5jdXprLnYxLlByb29mT3V0cHV0Ei8KCnRpbWluZ3NfbXMYDSADKAsyGy5jdXprLnYxLkpvYi5UaW1pbmdzTXNFbnRyeRIOCgZkZXZpY2UYDiABKAkaMAoOVGltaW5nc01zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4AUIRCg9fcXVldWVfcG9zaXRpb24iTQoLUHJvb2ZPdXRwdXQSJgoFcHJvb2YYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDnB1YmxpY19zaWduYWxzGAIgAygJImYKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIOCgZqb2JfaWQYAyABKAkSKAoHZGV0YWlscxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiIQoPV2F0Y2hKb2JSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCSKhAQoISm9iRXZlbnQSDgoGam9iX2lkGAEgASgJEg0KBWF0X21zGAIgASgEEiIKBXN0YXRlGAMgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZUgAEiQKBXBoYXNlGAQgASgLMhMuY3V6ay52MS5QaGFzZUV2ZW50SAASIwoFZXJyb3IYBSABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsQgcKBWV2ZW50IkkKClBoYXNlRXZlbnQSDQoFcGhhc2UYASABKAkSEQoJcGFydGl0aW9uGAIgASgNEgoKAm1zGAMgASgBEg0KBWJ5dGVzGAQgASgEIhIKEEdldFN0YXR1c1JlcXVlc3Qi1gQKEUdldFN0YXR1c1Jlc3BvbnNlEg8KB2JhY2tlbmQYASABKAkSEQoJdXB0aW1lX21zGAIgASgEEiAKB2RldmljZXMYAyADKAsyDy5jdXprLnYxLkRldmljZRIaCgRrZXlzGAQgAygLMgwuY3V6ay52MS5LZXkSNgoGcXVldWVzGAUgAygLMiYuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5RdWV1ZXNFbnRyeRIPCgdydW5uaW5nGAYgASgNEh8KBmJ1ZGdldBgHIAEoCzIPLmN1emsudjEuQnVkZ2V0EigKC3Bpbm5lZF9wb29sGAggASgLMhMuY3V6ay52MS5QaW5uZWRQb29sEh8KBnRvdGFscxgJIAEoCzIPLmN1emsudjEuVG90YWxzEhAKCGRyYWluaW5nGAogASgIEg8KB3ZlcnNpb24YCyABKAkSOAoHam91cm5hbBgMIAMoCzInLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2UuSm91cm5hbEVudHJ5Eg4KBnBhdXNlZBgNIAEoCBIRCglkYWVtb25faWQYDiABKAkSIwoFZmxlZXQYDyADKAsyFC5jdXprLnYxLkZsZWV0RGFlbW9uEiYKB3dpdG5lc3MYECABKAsyFS5jdXprLnYxLldpdG5lc3NTdGFnZRotCgtRdWV1ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi4KDEpvdXJuYWxFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBIpQBCgxXaXRuZXNzU3RhZ2USDQoFc2xvdHMYASABKA0SFAoMd2FzbV93b3JrZXJzGAIgASgNEg4KBnF1ZXVlZBgDIAEoDRIMCgRidXN5GAQgASgNEgwKBGRvbmUYBSABKAQSDgoGZmFpbGVkGAYgASgEEhAKCHRvdGFsX21zGAcgASgBEhEKCXByb2Nlc3NlcxgIIAEoDSLnAQoLRmxlZXREYWVtb24SCgoCaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIPCgdiYWNrZW5kGAMgASgJEiAKB2RldmljZXMYBCADKAsyDy5jdXprLnYxLkRldmljZRIMCgRrZXlzGAUgAygJEh8KBmJ1ZGdldBgGIAEoCzIPLmN1emsudjEuQnVkZ2V0Eg8KB3J1bm5pbmcYByADKAkSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIXCg9oZWFydGJlYXRfYXRfbXMYCSABKAQSGAoQaGVhcnRiZWF0X2FnZV9tcxgKIAEoBCLMAQoGRGV2aWNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMbWVtb3J5X3RvdGFsGAMgASgEEhMKC21lbW9yeV9mcmVlGAQgASgEEhMKC2N1cnJlbnRfam9iGAUgASgJEhgKC3V0aWxpc2F0aW9uGAYgASgBSACIAQESGAoQdW5oZWFsdGh5X3JlYXNvbhgHIAEoCRIWCglrZXJuZWxfbXMYCCABKAFIAYgBAUIOCgxfdXRpbGlzYXRpb25CDAoKX2tlcm5lbF9tcyJFCglCdWRnZXRVc2USCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAQSDAoEdXNlZBgDIAEoBBIPCgd3YWl0ZXJzGAQgASgNIm8KBkJ1ZGdldBIgCgRob3N0GAEgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USIgoGcGlubmVkGAIgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USHwoDZ3B1GAMgAygLMhIuY3V6ay52MS5CdWRnZXRVc2Ui2QEKClBpbm5lZFBvb2wSDwoHZW5hYmxlZBgBIAEoCBIPCgdidWZmZXJzGAIgASgNEg0KBWJ5dGVzGAMgASgEEg4KBmluX3VzZRgEIAEoDRITCgthbGxvY2F0aW9ucxgFIAEoBBIgChhhbGxvY2F0aW9uc19hZnRlcl93YXJtdXAYBiABKAQSFAoMdGFyZ2V0X2J5dGVzGAcgASgEEg8KB2dyb3dpbmcYCCABKAgSEgoKZ3Jvd19zdGF0ZRgJIAEoCRIYChBwYXRoX2FsbG9jYXRpb25zGAogASgEInIKBlRvdGFscxIRCglzdWJtaXR0ZWQYASABKAQSEQoJY29tcGxldGVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIRCgljYW5jZWxsZWQYBCABKAQSDwoHZXhwaXJlZBgFIAEoBBIOCgZwcm9vZnMYBiABKAQiEwoRR2V0TWV0cmljc1JlcXVlc3QiIgoSR2V0TWV0cmljc1Jlc3BvbnNlEgwKBHRleHQYASABKAkiIgoPR2V0VHJhY2VSZXF1ZXN0Eg8KB3NlY29uZHMYASABKA0iJgoQR2V0VHJhY2VSZXNwb25zZRISCgp0cmFjZV9qc29uGAEgASgMIkYKDkxvYWRLZXlSZXF1ZXN0Eg4KBHBhdGgYASABKAlIABIOCgR6a2V5GAIgASgMSAASCgoCaWQYAyABKAlCCAoGc291cmNlIsUBCgNLZXkSCgoCaWQYASABKAkSDAoEcGF0aBgCIAEoCRINCgVjdXJ2ZRgDIAEoCRIOCgZuX3ZhcnMYBCABKA0SEAoIbl9wdWJsaWMYBSABKA0SEwoLZG9tYWluX3NpemUYBiABKA0SDQoFYnl0ZXMYByABKAQSEQoJcmVzaWRlbmN5GAggASgJEg0KBXVzZXJzGAkgASgNEhQKDGxvYWRlZF9hdF9tcxgKIAEoBBIXCg9sYXN0X3VzZWRfYXRfbXMYCyABKAQiHQoPRXZpY3RLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIhIKEEV2aWN0S2V5UmVzcG9uc2UiEQoPTGlzdEtleXNSZXF1ZXN0Ii4KEExpc3RLZXlzUmVzcG9uc2USGgoEa2V5cxgBIAMoCzIMLmN1emsudjEuS2V5KnUKCFByaW9yaXR5EhgKFFBSSU9SSVRZX1VOU1BFQ0lGSUVEEAASFQoRUFJJT1JJVFlfQ1JJVElDQUwQARIRCg1QUklPUklUWV9ISUdIEAISEwoPUFJJT1JJVFlfTk9STUFMEAMSEAoMUFJJT1JJVFlfTE9XEAQqsQEKCEpvYlN0YXRlEhkKFUpPQl9TVEFURV9VTlNQRUNJRklFRBAAEhQKEEpPQl9TVEFURV9RVUVVRUQQARIVChFKT0JfU1RBVEVfUlVOTklORxACEhcKE0pPQl9TVEFURV9DT01QTEVURUQQAxIUChBKT0JfU1RBVEVfRkFJTEVEEAQSFwoTSk9CX1NUQVRFX0NBTkNFTExFRBAFEhUKEUpPQl9TVEFURV9FWFBJUkVEEAYyiQcKDlByb3ZpbmdTZXJ2aWNlEj0KC1N1Ym1pdFByb29mEhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EjsKCkF3YWl0UHJvb2YSGi5jdXprLnYxLkF3YWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRIxCgVQcm92ZRIVLmN1emsudjEuUHJvdmVSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI9CgtDYW5jZWxQcm9vZhIbLmN1emsudjEuQ2FuY2VsUHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRJCCglHZXRTdGF0dXMSGS5jdXprLnYxLkdldFN0YXR1c1JlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkUKCkdldE1ldHJpY3MSGi5jdXprLnYxLkdldE1ldHJpY3NSZXF1ZXN0GhsuY3V6ay52MS5HZXRNZXRyaWNzUmVzcG9uc2USPwoIR2V0VHJhY2USGC5jdXprLnYxLkdldFRyYWNlUmVxdWVzdBoZLmN1emsudjEuR2V0VHJhY2VSZXNwb25zZRIwCgdMb2FkS2V5EhcuY3V6ay52MS5Mb2FkS2V5UmVxdWVzdBoMLmN1emsudjEuS2V5Ej8KCEV2aWN0S2V5EhguY3V6ay52MS5FdmljdEtleVJlcXVlc3QaGS5jdXprLnYxLkV2aWN0S2V5UmVzcG9uc2USPwoITGlzdEtleXMSGC5jdXprLnYxLkxpc3RLZXlzUmVxdWVzdBoZLmN1emsudjEuTGlzdEtleXNSZXNwb25zZRI5CghXYXRjaEpvYhIYLmN1emsudjEuV2F0Y2hKb2JSZXF1ZXN0GhEuY3V6ay52MS5Kb2JFdmVudDABEkAKDVVwbG9hZFdpdG5lc3MSFS5jdXprLnYxLldpdG5lc3NDaHVuaxoWLmN1emsudjEuV2l0bmVzc1VwbG9hZCgBEkQKClBhdXNlUXVldWUSGi5jdXprLnYxLlBhdXNlUXVldWVSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJGCgtSZXN1bWVRdWV1ZRIbLmN1emsudjEuUmVzdW1lUXVldWVSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChJjdXprL3YxL2N1emsucHJvdG8SB2N1emsudjEiEwoRUGF1c2VRdWV1ZVJlcXVlc3QiFAoSUmVzdW1lUXVldWVSZXF1ZXN0IvgBChJTdWJtaXRQcm9vZlJlcXVlc3QSCwoDa2V5GAEgASgJEhEKCXdpdG5lc3NlcxgCIAMoDBInCgZpbnB1dHMYAyADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHdhc20YBCABKAkSIwoIcHJpb3JpdHkYBSABKA4yES5jdXprLnYxLlByaW9yaXR5EhIKCnJlcXVlc3RfaWQYBiABKAkSEwoLZGVhZGxpbmVfbXMYByABKAQSEwoLd2l0bmVzc19pZHMYCCADKAkSFQoNd2l0bmVzc19maWxlcxgJIAMoCRIRCglnZW5lcmF0b3IYCiABKAkiNwoMV2l0bmVzc0NodW5rEgsKA2tleRgBIAEoCRIMCgRzaXplGAIgASgEEgwKBGRhdGEYAyABKAwiQQoNV2l0bmVzc1VwbG9hZBISCgp3aXRuZXNzX2lkGAEgASgJEgwKBHNpemUYAiABKAQSDgoGc2hhMjU2GAMgASgJIksKEUF3YWl0UHJvb2ZSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCRIXCgp0aW1lb3V0X21zGAIgASgNSACIAQFCDQoLX3RpbWVvdXRfbXMiYAoMUHJvdmVSZXF1ZXN0EigKA2pvYhgBIAEoCzIbLmN1emsudjEuU3VibWl0UHJvb2ZSZXF1ZXN0EhcKCnRpbWVvdXRfbXMYAiABKA1IAIgBAUINCgtfdGltZW91dF9tcyIkChJDYW5jZWxQcm9vZlJlcXVlc3QSDgoGam9iX2lkGAEgASgJIjsKCEpvYlJlcGx5EhkKA2pvYhgBIAEoCzIMLmN1emsudjEuSm9iEhQKDGRlZHVwbGljYXRlZBgCIAEoCCLDAwoDSm9iEgoKAmlkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDa2V5GAMgASgJEiMKCHByaW9yaXR5GAQgASgOMhEuY3V6ay52MS5Qcmlvcml0eRIgCgVzdGF0ZRgFIAEoDjIRLmN1emsudjEuSm9iU3RhdGUSEgoKcGFydGl0aW9ucxgGIAEoDRIXCg9zdWJtaXR0ZWRfYXRfbXMYByABKAQSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIWCg5maW5pc2hlZF9hdF9tcxgJIAEoBBIbCg5xdWV1ZV9wb3NpdGlvbhgKIAEoDUgAiAEBEiMKBWVycm9yGAsgASgLMhQuY3V6ay52MS5FcnJvckRldGFpbBIkCgZwcm9vZnMYDCADKAsyFC5jdXprLnYxLlByb29mT3V0cHV0Ei8KCnRpbWluZ3NfbXMYDSADKAsyGy5jdXprLnYxLkpvYi5UaW1pbmdzTXNFbnRyeRIOCgZkZXZpY2UYDiABKAkaMAoOVGltaW5nc01zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4AUIRCg9fcXVldWVfcG9zaXRpb24iTQoLUHJvb2ZPdXRwdXQSJgoFcHJvb2YYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDnB1YmxpY19zaWduYWxzGAIgAygJImYKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIOCgZqb2JfaWQYAyABKAkSKAoHZGV0YWlscxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiIQoPV2F0Y2hKb2JSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCSKhAQoISm9iRXZlbnQSDgoGam9iX2lkGAEgASgJEg0KBWF0X21zGAIgASgEEiIKBXN0YXRlGAMgASgOMhEuY3V6ay52MS5Kb2JTdGF0ZUgAEiQKBXBoYXNlGAQgASgLMhMuY3V6ay52MS5QaGFzZUV2ZW50SAASIwoFZXJyb3IYBSABKAsyFC5jdXprLnYxLkVycm9yRGV0YWlsQgcKBWV2ZW50IkkKClBoYXNlRXZlbnQSDQoFcGhhc2UYASABKAkSEQoJcGFydGl0aW9uGAIgASgNEgoKAm1zGAMgASgBEg0KBWJ5dGVzGAQgASgEIhIKEEdldFN0YXR1c1JlcXVlc3Qi/QQKEUdldFN0YXR1c1Jlc3BvbnNlEg8KB2JhY2tlbmQYASABKAkSEQoJdXB0aW1lX21zGAIgASgEEiAKB2RldmljZXMYAyADKAsyDy5jdXprLnYxLkRldmljZRIaCgRrZXlzGAQgAygLMgwuY3V6ay52MS5LZXkSNgoGcXVldWVzGAUgAygLMiYuY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZS5RdWV1ZXNFbnRyeRIPCgdydW5uaW5nGAYgASgNEh8KBmJ1ZGdldBgHIAEoCzIPLmN1emsudjEuQnVkZ2V0EigKC3Bpbm5lZF9wb29sGAggASgLMhMuY3V6ay52MS5QaW5uZWRQb29sEh8KBnRvdGFscxgJIAEoCzIPLmN1emsudjEuVG90YWxzEhAKCGRyYWluaW5nGAogASgIEg8KB3ZlcnNpb24YCyABKAkSOAoHam91cm5hbBgMIAMoCzInLmN1emsudjEuR2V0U3RhdHVzUmVzcG9uc2UuSm91cm5hbEVudHJ5Eg4KBnBhdXNlZBgNIAEoCBIRCglkYWVtb25faWQYDiABKAkSIwoFZmxlZXQYDyADKAsyFC5jdXprLnYxLkZsZWV0RGFlbW9uEiYKB3dpdG5lc3MYECABKAsyFS5jdXprLnYxLldpdG5lc3NTdGFnZRIlCgZpbnRha2UYESABKAsyFS5jdXprLnYxLkRhZW1vbkludGFrZRotCgtRdWV1ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGi4KDEpvdXJuYWxFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBIl4KDERhZW1vbkludGFrZRIbChNtYWluX3RocmVhZF9idXN5X21zGAEgASgBEhEKCXByb2Nlc3NlcxgCIAEoDRIPCgd1cGxvYWRzGAMgASgEEg0KBWJ5dGVzGAQgASgEIpQBCgxXaXRuZXNzU3RhZ2USDQoFc2xvdHMYASABKA0SFAoMd2FzbV93b3JrZXJzGAIgASgNEg4KBnF1ZXVlZBgDIAEoDRIMCgRidXN5GAQgASgNEgwKBGRvbmUYBSABKAQSDgoGZmFpbGVkGAYgASgEEhAKCHRvdGFsX21zGAcgASgBEhEKCXByb2Nlc3NlcxgIIAEoDSLnAQoLRmxlZXREYWVtb24SCgoCaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIPCgdiYWNrZW5kGAMgASgJEiAKB2RldmljZXMYBCADKAsyDy5jdXprLnYxLkRldmljZRIMCgRrZXlzGAUgAygJEh8KBmJ1ZGdldBgGIAEoCzIPLmN1emsudjEuQnVkZ2V0Eg8KB3J1bm5pbmcYByADKAkSFQoNc3RhcnRlZF9hdF9tcxgIIAEoBBIXCg9oZWFydGJlYXRfYXRfbXMYCSABKAQSGAoQaGVhcnRiZWF0X2FnZV9tcxgKIAEoBCLMAQoGRGV2aWNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMbWVtb3J5X3RvdGFsGAMgASgEEhMKC21lbW9yeV9mcmVlGAQgASgEEhMKC2N1cnJlbnRfam9iGAUgASgJEhgKC3V0aWxpc2F0aW9uGAYgASgBSACIAQESGAoQdW5oZWFsdGh5X3JlYXNvbhgHIAEoCRIWCglrZXJuZWxfbXMYCCABKAFIAYgBAUIOCgxfdXRpbGlzYXRpb25CDAoKX2tlcm5lbF9tcyJFCglCdWRnZXRVc2USCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAQSDAoEdXNlZBgDIAEoBBIPCgd3YWl0ZXJzGAQgASgNIm8KBkJ1ZGdldBIgCgRob3N0GAEgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USIgoGcGlubmVkGAIgASgLMhIuY3V6ay52MS5CdWRnZXRVc2USHwoDZ3B1GAMgAygLMhIuY3V6ay52MS5CdWRnZXRVc2Ui2QEKClBpbm5lZFBvb2wSDwoHZW5hYmxlZBgBIAEoCBIPCgdidWZmZXJzGAIgASgNEg0KBWJ5dGVzGAMgASgEEg4KBmluX3VzZRgEIAEoDRITCgthbGxvY2F0aW9ucxgFIAEoBBIgChhhbGxvY2F0aW9uc19hZnRlcl93YXJtdXAYBiABKAQSFAoMdGFyZ2V0X2J5dGVzGAcgASgEEg8KB2dyb3dpbmcYCCABKAgSEgoKZ3Jvd19zdGF0ZRgJIAEoCRIYChBwYXRoX2FsbG9jYXRpb25zGAogASgEInIKBlRvdGFscxIRCglzdWJtaXR0ZWQYASABKAQSEQoJY29tcGxldGVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIRCgljYW5jZWxsZWQYBCABKAQSDwoHZXhwaXJlZBgFIAEoBBIOCgZwcm9vZnMYBiABKAQiEwoRR2V0TWV0cmljc1JlcXVlc3QiIgoSR2V0TWV0cmljc1Jlc3BvbnNlEgwKBHRleHQYASABKAkiIgoPR2V0VHJhY2VSZXF1ZXN0Eg8KB3NlY29uZHMYASABKA0iJgoQR2V0VHJhY2VSZXNwb25zZRISCgp0cmFjZV9qc29uGAEgASgMIkYKDkxvYWRLZXlSZXF1ZXN0Eg4KBHBhdGgYASABKAlIABIOCgR6a2V5GAIgASgMSAASCgoCaWQYAyABKAlCCAoGc291cmNlIsUBCgNLZXkSCgoCaWQYASABKAkSDAoEcGF0aBgCIAEoCRINCgVjdXJ2ZRgDIAEoCRIOCgZuX3ZhcnMYBCABKA0SEAoIbl9wdWJsaWMYBSABKA0SEwoLZG9tYWluX3NpemUYBiABKA0SDQoFYnl0ZXMYByABKAQSEQoJcmVzaWRlbmN5GAggASgJEg0KBXVzZXJzGAkgASgNEhQKDGxvYWRlZF9hdF9tcxgKIAEoBBIXCg9sYXN0X3VzZWRfYXRfbXMYCyABKAQiHQoPRXZpY3RLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIhIKEEV2aWN0S2V5UmVzcG9uc2UiEQoPTGlzdEtleXNSZXF1ZXN0Ii4KEExpc3RLZXlzUmVzcG9uc2USGgoEa2V5cxgBIAMoCzIMLmN1emsudjEuS2V5KnUKCFByaW9yaXR5EhgKFFBSSU9SSVRZX1VOU1BFQ0lGSUVEEAASFQoRUFJJT1JJVFlfQ1JJVElDQUwQARIRCg1QUklPUklUWV9ISUdIEAISEwoPUFJJT1JJVFlfTk9STUFMEAMSEAoMUFJJT1JJVFlfTE9XEAQqsQEKCEpvYlN0YXRlEhkKFUpPQl9TVEFURV9VTlNQRUNJRklFRBAAEhQKEEpPQl9TVEFURV9RVUVVRUQQARIVChFKT0JfU1RBVEVfUlVOTklORxACEhcKE0pPQl9TVEFURV9DT01QTEVURUQQAxIUChBKT0JfU1RBVEVfRkFJTEVEEAQSFwoTSk9CX1NUQVRFX0NBTkNFTExFRBAFEhUKEUpPQl9TVEFURV9FWFBJUkVEEAYyiQcKDlByb3ZpbmdTZXJ2aWNlEj0KC1N1Ym1pdFByb29mEhsuY3V6ay52MS5TdWJtaXRQcm9vZlJlcXVlc3QaES5jdXprLnYxLkpvYlJlcGx5EjsKCkF3YWl0UHJvb2YSGi5jdXprLnYxLkF3YWl0UHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRIxCgVQcm92ZRIVLmN1emsudjEuUHJvdmVSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRI9CgtDYW5jZWxQcm9vZhIbLmN1emsudjEuQ2FuY2VsUHJvb2ZSZXF1ZXN0GhEuY3V6ay52MS5Kb2JSZXBseRJCCglHZXRTdGF0dXMSGS5jdXprLnYxLkdldFN0YXR1c1JlcXVlc3QaGi5jdXprLnYxLkdldFN0YXR1c1Jlc3BvbnNlEkUKCkdldE1ldHJpY3MSGi5jdXprLnYxLkdldE1ldHJpY3NSZXF1ZXN0GhsuY3V6ay52MS5HZXRNZXRyaWNzUmVzcG9uc2USPwoIR2V0VHJhY2USGC5jdXprLnYxLkdldFRyYWNlUmVxdWVzdBoZLmN1emsudjEuR2V0VHJhY2VSZXNwb25zZRIwCgdMb2FkS2V5EhcuY3V6ay52MS5Mb2FkS2V5UmVxdWVzdBoMLmN1emsudjEuS2V5Ej8KCEV2aWN0S2V5EhguY3V6ay52MS5FdmljdEtleVJlcXVlc3QaGS5jdXprLnYxLkV2aWN0S2V5UmVzcG9uc2USPwoITGlzdEtleXMSGC5jdXprLnYxLkxpc3RLZXlzUmVxdWVzdBoZLmN1emsudjEuTGlzdEtleXNSZXNwb25zZRI5CghXYXRjaEpvYhIYLmN1emsudjEuV2F0Y2hKb2JSZXF1ZXN0GhEuY3V6ay52MS5Kb2JFdmVudDABEkAKDVVwbG9hZFdpdG5lc3MSFS5jdXprLnYxLldpdG5lc3NDaHVuaxoWLmN1emsudjEuV2l0bmVzc1VwbG9hZCgBEkQKClBhdXNlUXVldWUSGi5jdXprLnYxLlBhdXNlUXVldWVSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZRJGCgtSZXN1bWVRdWV1ZRIbLmN1emsudjEuUmVzdW1lUXVldWVSZXF1ZXN0GhouY3V6ay52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * @generated from message cuzk.v1.PauseQueueRequest
@@ -629,6 +629,13 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
    * @generated from field: cuzk.v1.WitnessStage witness = 16;
    */
   witness?: WitnessStage | undefined;
+
+  /**
+   * The front door: the main thread's busy time and the uploads taken off it.
+   *
+   * @generated from field: cuzk.v1.DaemonIntake intake = 17;
+   */
+  intake?: DaemonIntake | undefined;
 };
 
 /**
@@ -637,6 +644,42 @@ export type GetStatusResponse = Message<"cuzk.v1.GetStatusResponse"> & {
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
   messageDesc(file_cuzk_v1_cuzk, 16);
+
+/**
+ * The daemon's main thread's event-loop busy time since start (a window's difference over the
+ * window's uptime is its busy share: what every RPC, and every upload it reads itself, competes
+ * for), and the witness uploads its intake processes received since start (limits.intake_processes).
+ *
+ * @generated from message cuzk.v1.DaemonIntake
+ */
+export type DaemonIntake = Message<"cuzk.v1.DaemonIntake"> & {
+  /**
+   * @generated from field: double main_thread_busy_ms = 1;
+   */
+  mainThreadBusyMs: number;
+
+  /**
+   * @generated from field: uint32 processes = 2;
+   */
+  processes: number;
+
+  /**
+   * @generated from field: uint64 uploads = 3;
+   */
+  uploads: bigint;
+
+  /**
+   * @generated from field: uint64 bytes = 4;
+   */
+  bytes: bigint;
+};
+
+/**
+ * Describes the message cuzk.v1.DaemonIntake.
+ * Use `create(DaemonIntakeSchema)` to create a new message.
+ */
+export const DaemonIntakeSchema: GenMessage<DaemonIntake> = /*@__PURE__*/
+  messageDesc(file_cuzk_v1_cuzk, 17);
 
 /**
  * The witness stage: `slots` witnesses at once (of which at most `wasm_workers` wasm), those
@@ -694,7 +737,7 @@ export type WitnessStage = Message<"cuzk.v1.WitnessStage"> & {
  * Use `create(WitnessStageSchema)` to create a new message.
  */
 export const WitnessStageSchema: GenMessage<WitnessStage> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 17);
+  messageDesc(file_cuzk_v1_cuzk, 18);
 
 /**
  * @generated from message cuzk.v1.FleetDaemon
@@ -762,7 +805,7 @@ export type FleetDaemon = Message<"cuzk.v1.FleetDaemon"> & {
  * Use `create(FleetDaemonSchema)` to create a new message.
  */
 export const FleetDaemonSchema: GenMessage<FleetDaemon> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 18);
+  messageDesc(file_cuzk_v1_cuzk, 19);
 
 /**
  * @generated from message cuzk.v1.Device
@@ -822,7 +865,7 @@ export type Device = Message<"cuzk.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 19);
+  messageDesc(file_cuzk_v1_cuzk, 20);
 
 /**
  * @generated from message cuzk.v1.BudgetUse
@@ -854,7 +897,7 @@ export type BudgetUse = Message<"cuzk.v1.BudgetUse"> & {
  * Use `create(BudgetUseSchema)` to create a new message.
  */
 export const BudgetUseSchema: GenMessage<BudgetUse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 20);
+  messageDesc(file_cuzk_v1_cuzk, 21);
 
 /**
  * @generated from message cuzk.v1.Budget
@@ -881,7 +924,7 @@ export type Budget = Message<"cuzk.v1.Budget"> & {
  * Use `create(BudgetSchema)` to create a new message.
  */
 export const BudgetSchema: GenMessage<Budget> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 21);
+  messageDesc(file_cuzk_v1_cuzk, 22);
 
 /**
  * @generated from message cuzk.v1.PinnedPool
@@ -951,7 +994,7 @@ export type PinnedPool = Message<"cuzk.v1.PinnedPool"> & {
  * Use `create(PinnedPoolSchema)` to create a new message.
  */
 export const PinnedPoolSchema: GenMessage<PinnedPool> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 22);
+  messageDesc(file_cuzk_v1_cuzk, 23);
 
 /**
  * @generated from message cuzk.v1.Totals
@@ -993,7 +1036,7 @@ export type Totals = Message<"cuzk.v1.Totals"> & {
  * Use `create(TotalsSchema)` to create a new message.
  */
 export const TotalsSchema: GenMessage<Totals> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 23);
+  messageDesc(file_cuzk_v1_cuzk, 24);
 
 /**
  * @generated from message cuzk.v1.GetMetricsRequest
@@ -1006,7 +1049,7 @@ export type GetMetricsRequest = Message<"cuzk.v1.GetMetricsRequest"> & {
  * Use `create(GetMetricsRequestSchema)` to create a new message.
  */
 export const GetMetricsRequestSchema: GenMessage<GetMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 24);
+  messageDesc(file_cuzk_v1_cuzk, 25);
 
 /**
  * @generated from message cuzk.v1.GetMetricsResponse
@@ -1023,7 +1066,7 @@ export type GetMetricsResponse = Message<"cuzk.v1.GetMetricsResponse"> & {
  * Use `create(GetMetricsResponseSchema)` to create a new message.
  */
 export const GetMetricsResponseSchema: GenMessage<GetMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 25);
+  messageDesc(file_cuzk_v1_cuzk, 26);
 
 /**
  * @generated from message cuzk.v1.GetTraceRequest
@@ -1040,7 +1083,7 @@ export type GetTraceRequest = Message<"cuzk.v1.GetTraceRequest"> & {
  * Use `create(GetTraceRequestSchema)` to create a new message.
  */
 export const GetTraceRequestSchema: GenMessage<GetTraceRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 26);
+  messageDesc(file_cuzk_v1_cuzk, 27);
 
 /**
  * @generated from message cuzk.v1.GetTraceResponse
@@ -1059,7 +1102,7 @@ export type GetTraceResponse = Message<"cuzk.v1.GetTraceResponse"> & {
  * Use `create(GetTraceResponseSchema)` to create a new message.
  */
 export const GetTraceResponseSchema: GenMessage<GetTraceResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 27);
+  messageDesc(file_cuzk_v1_cuzk, 28);
 
 /**
  * @generated from message cuzk.v1.LoadKeyRequest
@@ -1099,7 +1142,7 @@ export type LoadKeyRequest = Message<"cuzk.v1.LoadKeyRequest"> & {
  * Use `create(LoadKeyRequestSchema)` to create a new message.
  */
 export const LoadKeyRequestSchema: GenMessage<LoadKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 28);
+  messageDesc(file_cuzk_v1_cuzk, 29);
 
 /**
  * @generated from message cuzk.v1.Key
@@ -1168,7 +1211,7 @@ export type Key = Message<"cuzk.v1.Key"> & {
  * Use `create(KeySchema)` to create a new message.
  */
 export const KeySchema: GenMessage<Key> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 29);
+  messageDesc(file_cuzk_v1_cuzk, 30);
 
 /**
  * @generated from message cuzk.v1.EvictKeyRequest
@@ -1185,7 +1228,7 @@ export type EvictKeyRequest = Message<"cuzk.v1.EvictKeyRequest"> & {
  * Use `create(EvictKeyRequestSchema)` to create a new message.
  */
 export const EvictKeyRequestSchema: GenMessage<EvictKeyRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 30);
+  messageDesc(file_cuzk_v1_cuzk, 31);
 
 /**
  * @generated from message cuzk.v1.EvictKeyResponse
@@ -1198,7 +1241,7 @@ export type EvictKeyResponse = Message<"cuzk.v1.EvictKeyResponse"> & {
  * Use `create(EvictKeyResponseSchema)` to create a new message.
  */
 export const EvictKeyResponseSchema: GenMessage<EvictKeyResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 31);
+  messageDesc(file_cuzk_v1_cuzk, 32);
 
 /**
  * @generated from message cuzk.v1.ListKeysRequest
@@ -1211,7 +1254,7 @@ export type ListKeysRequest = Message<"cuzk.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 32);
+  messageDesc(file_cuzk_v1_cuzk, 33);
 
 /**
  * @generated from message cuzk.v1.ListKeysResponse
@@ -1228,7 +1271,7 @@ export type ListKeysResponse = Message<"cuzk.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_cuzk_v1_cuzk, 33);
+  messageDesc(file_cuzk_v1_cuzk, 34);
 
 /**
  * @generated from enum cuzk.v1.Priority

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Issue 28's measurement on the GPU machine: the daemon against the in-process engine at 2^20 and
+# 2^22 (dev fixtures, 10 clients, gRPC and Connect, every proof verified), with the bench's witness
+# MB/s in all, the daemon's main-thread busy share and the share of witness bytes its intake
+# processes received; then the front door alone (queue paused, no proving) with 16 clients, intake
+# processes off and auto: aggregate MB/s and CPU per MiB of the main thread and of the intake
+# processes (scripts/measure-submit.mjs). About 5-6 minutes after the build (a carried core: seconds).
+# Run there, from the repository root, with carry [".device", "dist"] (and "build/carry" if packed):
+#   source .device/boot.sh && bash scripts/device-intake.sh
+# Knobs: SIZES="20 22", CLIENTS=10, WIDE=16 (the intake run's clients), SKIP_BUILD=1 (a dry run here).
+set -uo pipefail
+OUT=${OUT:-/tmp/cuzk-out}
+SIZES=${SIZES:-"20 22"}
+CLIENTS=${CLIENTS:-10}
+WIDE=${WIDE:-16}
+mkdir -p "$OUT"
+step() { echo "=== $1 ($(date +%T))"; }
+export CUZK_LOG=${CUZK_LOG:-warn}
+
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  bash scripts/device-check.sh build || exit 1
+fi
+[[ -f dist/src/index.js || -f dist/index.js ]] || npm run build:ts > "$OUT/build-ts.log" 2>&1 || { tail -20 "$OUT/build-ts.log"; exit 1; }
+
+jobs_for() { case $1 in 20) echo 200 ;; 22) echo 60 ;; *) echo 40 ;; esac; }
+for size in $SIZES; do
+  step "bench 2^$size: in-process, then cuzk serve over gRPC and Connect, $CLIENTS clients"
+  npm run bench -- engine --size "$size" --jobs "$(jobs_for "$size")" --remote self --clients "$CLIENTS" 2>&1 |
+    grep -v '"level"' | tee "$OUT/bench-$size.txt" | tail -18
+done
+
+step "front door alone: 2^20 witnesses, $WIDE clients at once, queue paused (intake processes off, then auto)"
+for mode in off auto; do
+  echo "--- limits.intake_processes = $mode"
+  CUZK_INTAKE=$mode node --import tsx scripts/measure-submit.mjs --size 20 --runs 3 --clients "$WIDE" 2>&1 |
+    grep -v '"level"' | tee "$OUT/intake-$mode.txt" | cut -c1-230 | tail -4
+done
+step done
