@@ -72,6 +72,11 @@ export interface StreamStats extends RunCounts {
   /** Sum of lane busy-ms deltas / (window wall × lanes). */
   laneBusyRatio: number;
   h2d: { bytes: number; ms: number; gbPerSec: number | null };
+  /** Median ms per proof of its device phases (the spans pipeline.ts records from the native stats):
+   * on a GPU synthesis, then the transforms, then the rest of the main chain (the H MSM, and waiting
+   * for the witness MSMs: msm), and the native stats' MSM time (msmSum: the witness MSMs' span on
+   * their own stream, which overlaps the others, plus the H MSM). Where a streamed key's time goes. */
+  phasesMs: { synthesis: number; ntt: number; msm: number; msmSum: number };
   /** Witness bytes / time inside the submit calls (in-process: validation and queueing only). */
   submit: SubmitStats;
   /** Target throughput 0.9 × lanes / device time per proof, and measured / target (>= 1 meets it). */
@@ -191,6 +196,11 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
     const h2dSpans = engine.spans.spans().filter((s) => s.phase === 'h2d' && s.start >= t0);
     const h2dBytes = h2dSpans.reduce((s, x) => s + (x.bytes ?? 0), 0);
     const h2dMs = h2dSpans.reduce((s, x) => s + x.dur, 0);
+    const phaseMedian = (phase: string, arg?: string): number => {
+      const v = engine.spans.spans().filter((s) => s.phase === phase && s.start >= t0).map((s) => (arg ? Number(s.args?.[arg] ?? 0) : s.dur));
+      return percentile(v.sort((a, b) => a - b), 0.5);
+    };
+    const phasesMs = { synthesis: phaseMedian('synthesis'), ntt: phaseMedian('ntt'), msm: phaseMedian('msm'), msmSum: phaseMedian('msm', 'msm_stream_ms') };
     const sorted = [...run.latencies].sort((a, b) => a - b);
     const proofsPerSec = (completed * p) / (wallMs / 1000);
     const targetProofsPerSec = deviceMsPerProof > 0 ? (0.9 * lanes.length * 1000) / deviceMsPerProof : 0;
@@ -221,6 +231,7 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
       gpuUtilisation: gpuLanes > 0 ? kernelMs / (wallMs * gpuLanes) : null,
       laneBusyRatio: busyMs / (wallMs * lanes.length),
       h2d: { bytes: h2dBytes, ms: h2dMs, gbPerSec: h2dMs > 0 ? h2dBytes / 1e6 / h2dMs : null },
+      phasesMs,
       submit: submitStats(jobBytes, run.submitMs),
       targetProofsPerSec,
       targetRatio: targetProofsPerSec > 0 ? proofsPerSec / targetProofsPerSec : 0,
