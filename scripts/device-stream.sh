@@ -39,8 +39,11 @@ bench() {  # name size timeout args...
     const G = 2 ** 30;
     const pcie = p ? (p.keyBytes - p.residentBytes) + (r.key.nVars || 0) * 32 : 0;
     const where = !p ? r.key.residency : `${p.mode}${p.streamed.length ? " " + p.streamed.join(",") : ""}: ${(p.residentBytes / G).toFixed(2)} of ${(p.keyBytes / G).toFixed(2)} GiB resident, staging ${(p.stagingBytes / 2 ** 20).toFixed(0)} MiB, scratch ${(p.scratchBytes / G).toFixed(2)} GiB, chunks of ${p.chunkPoints} (${p.chunks} a proof)`;
-    console.log(`${process.argv[2].padEnd(14)} p50 ${r.latencyMs.p50.toFixed(1).padStart(7)} ms  device ${r.deviceMsPerProof.toFixed(1).padStart(6)} ms/proof  PCIe ${(pcie / 1e9).toFixed(2)} GB/proof  ${r.failed} failed  (${where})`);
+    const ph = r.phasesMs ? `  [synthesis ${r.phasesMs.synthesis.toFixed(1)}, ntt ${r.phasesMs.ntt.toFixed(1)}, msm ${r.phasesMs.msm.toFixed(1)}, msm sum ${r.phasesMs.msmSum.toFixed(1)}]` : "";
+    console.log(`${process.argv[2].padEnd(14)} p50 ${r.latencyMs.p50.toFixed(1).padStart(7)} ms  device ${r.deviceMsPerProof.toFixed(1).padStart(6)} ms/proof  PCIe ${(pcie / 1e9).toFixed(2)} GB/proof  ${r.failed} failed${ph}  (${where})`);
   ' "$OUT/bench-$name.json" "$name" 2>/dev/null || { echo "$name: bench exit $rc"; tail -3 "$OUT/bench-$name.err"; }
+  # with CUZK_TRACE_PROVE=1: the native line of the measured proof of median total time
+  grep "^cuzk prove n=" "$OUT/bench-$name.err" | tail -n "$JOBS" | awk '{ print $(NF-1), $0 }' | sort -n | awk -v n="$JOBS" 'NR == int((n + 1) / 2) { $1 = ""; print "    median:" $0 }'
 }
 ratio() {  # streamed resident
   node -e '
@@ -54,6 +57,18 @@ keybytes() {  # name: the key's bytes on the GPU, from a bench's placement
 }
 
 case ${1:-} in
+  diag)  # where a streamed 2^24 proof's time goes: each side alone (CUZK_GPU_OVERLAP=serial) and overlapped
+    export CUZK_TRACE_PROVE=1
+    step "2^24: resident and a 6 GiB budget, overlapped and serial"
+    bench resident-24 24 300
+    bench budget6g-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    CUZK_GPU_OVERLAP=serial bench res-serial-24 24 300
+    CUZK_GPU_OVERLAP=serial bench b6g-serial-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    bench b8g-c22-24 24 300 --memory-gpu-bytes $((8 * 2**30)) --stream-chunk-points $((2**22))
+    bench streamed-c20-24 24 300 --key-residency streamed --stream-chunk-points $((2**20))
+    bench streamed-c23-24 24 300 --key-residency streamed --stream-chunk-points $((2**23))
+    ratio budget6g-24 resident-24
+    ;;
   26)  # a 2^26 key (minutes of dev-setup) under half its size against resident: issue 32's <= 1.3x
     step "2^26: resident, then a budget of half the key"
     bench resident-26 26 600

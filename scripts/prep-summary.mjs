@@ -26,7 +26,7 @@ if (what === 'prove') {
   const k = t.key;
   console.log(`${label}: wall ${wall} ms = node+modules ${ms(t.startAt)} + core ${ms(t.coreMs)} (open ${ms(t.core?.openMs)}, GPU probe ${ms(t.core?.probeMs)}) + key ${ms(k.totalMs)} (read ${ms(k.readMs)}, pin wait ${ms(k.pinMs)}, plan ${ms(k.planMs)})` +
     ` [witness in at ${ms(t.witnessAt)}, driver + GPU context (worker thread) ready at ${ms(t.warmAt)}] + upload ${ms(t.uploadMs)} + prove ${ms(t.proveMs)} + verify ${ms(t.verifyMs)}` +
-    `; rest ${ms(Number(wall) - t.startAt - t.totalMs)} (write, exit)`);
+    `; rest ${ms(Number(wall) - t.startAt - t.totalMs)}` + (j.after ? ` (key release ${ms(j.after.releaseMs)}, write ${ms(j.after.writeMs)}, process exit ${ms(Number(wall) - j.after.endAt)})` : ' (write, exit)'));
   console.log(`    native: ${native.replace(/^cuzk prove /, '')}`);
 } else if (what === 'bench') {
   const j = JSON.parse(readFileSync(args[0], 'utf8'));

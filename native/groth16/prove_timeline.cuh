@@ -58,20 +58,25 @@ struct proof_errors_t {
 
 // The events both streams record, in stream order: start, witness uploaded (w), compute region
 // taken (k0), synthesis done (syn), transforms and H scalars done (ntt), H MSM done (h); the witness
-// MSMs from w0 to w1.
+// MSMs from w0 to w1, B2 and B1 done at wb, A at wa (C then ends at w1).
 struct proof_events_t {
-  gpu_event_t start, w, k0, syn, ntt, h, w0, w1;
+  gpu_event_t start, w, k0, syn, ntt, h, w0, wb, wa, w1;
 
   // Stream times into |tm|, relative to |start| (ms).
   void timings(prove_timings_t& tm) const {
     double h2d = w.since(start), k0_ = k0.since(start), syn_ = syn.since(start), ntt_ = ntt.since(start);
     double h_end = h.since(start), w0_ = w0.since(start), w1_ = w1.since(start);
+    double wb_ = wb.since(start), wa_ = wa.since(start);
     tm.h2d = h2d;
     tm.abc = syn_ - k0_;  // synthesis on the device
     tm.ntt = ntt_ - syn_;
     tm.msm_h = h_end - ntt_;
-    tm.msm_a = w1_ - w0_;  // the four witness MSMs together
-    tm.msm_b1 = tm.msm_b2 = tm.msm_c = 0;
+    // the four witness MSMs together in msm_a (their stream's span: the stats' msm_ms adds msm_h to it),
+    // and for the trace line (CUZK_TRACE_PROVE) where it went: B2 and B1 in msm_b2, A in msm_b1, C in msm_c
+    tm.msm_a = w1_ - w0_;
+    tm.msm_b2 = wb_ - w0_;
+    tm.msm_b1 = wa_ - wb_;
+    tm.msm_c = w1_ - wa_;
     tm.kernel = union_ms(k0_, h_end, w0_, w1_);
     tm.d2h = 0;  // only the MSM window sums come back, inside msm_device (a few KiB)
   }

@@ -66,12 +66,14 @@ void witness_msms(const key_dev_t& kd, const cuzk_key_desc& d, const uint8_t* d_
     msm_sets<G1, G2>(ar_b, d_w, kd.b_present, d.n_vars, chunk, set_of<G1>(kd, set_b1, kd.b1, d.points_b1, b_at),
                      out.g1[1], &b2, &out.b2, accumulate_after, &ring);
   }
+  ev.wb.record(st_w);
   check_cancel(cancel, "msm_a");
   {
     dev_arena_t ar_a(st_w);
     msm_sets<G1, G1>(ar_a, d_w, kd.a_present, d.n_vars, chunk_for(kd), set_of<G1>(kd, set_a, kd.a, d.points_a),
                  out.g1[0], nullptr, nullptr, nullptr, &ring);
   }
+  ev.wa.record(st_w);
   check_cancel(cancel, "msm_c");
   {
     dev_arena_t ar_c(st_w);

@@ -63,6 +63,7 @@ Options: --jobs N            measured jobs (default 20)
                              proof's scratch, the key is streamed from pinned host memory (in process only)
          --key-residency auto|resident|streamed  how keys are placed on GPUs (default auto: resident
                              when it fits, else streamed; streamed: every set, even when it fits)
+         --stream-chunk-points N  a streamed key's chunk length in points (default: the placement's choice)
          --inputs F          circuit inputs (input.json) for every job; needs --generator
          --generator GEN     the circuit's witness generator (.wasm or native)
          --json              the result as JSON on stdout`;
@@ -166,7 +167,10 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   if (residency !== undefined && residency !== 'auto' && residency !== 'resident' && residency !== 'streamed') {
     throw new InputError('E_INVALID_ARG', `--key-residency must be auto, resident or streamed, got ${residency}`);
   }
-  if ((gpuBytes !== undefined || residency !== undefined) && flags.has('remote')) throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes and --key-residency run in process only (not with --remote)');
+  const chunkPoints = intFlag(flags, 'stream-chunk-points', undefined, 1, 2 ** 31 - 1);
+  if ((gpuBytes !== undefined || residency !== undefined || chunkPoints !== undefined) && flags.has('remote')) {
+    throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes, --key-residency and --stream-chunk-points run in process only (not with --remote)');
+  }
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
   const backend = strFlag(flags, 'backend') ?? 'auto';
@@ -192,7 +196,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     comparePinnedOff: compare !== undefined,
     config: {
       backend, threads, ...(witnessSlots ? { witness: { slots: witnessSlots } } : {}),
-      ...(gpuBytes !== undefined ? { memory: { gpu: gpuBytes } } : {}), ...(residency ? { gpu: { keyResidency: residency } } : {}),
+      ...(gpuBytes !== undefined ? { memory: { gpu: gpuBytes } } : {}), ...(residency || chunkPoints ? { gpu: { keyResidency: residency, streamChunkPoints: chunkPoints } } : {}),
     },
     onProgress: progress(ctx),
   });

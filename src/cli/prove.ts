@@ -48,12 +48,27 @@ function writeOutputs(proofPath: string, publicPath: string, res: ProofResult): 
   writeOutput(publicPath, stringifyPublic(res.publicSignals), 'public signals');
 }
 
-function summary(ctx: CliContext, res: ProofResult, t: OneShotTimings, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
+/** After the proof: the key's release and the output files' writes, ms (--json's `after`). */
+interface AfterTimings {
+  releaseMs: number;
+  writeMs: number;
+}
+
+function releaseAndWrite(key: ProvingKey, proofPath: string, publicPath: string, res: ProofResult): AfterTimings {
+  const t0 = performance.now();
+  key.release();
+  const t1 = performance.now();
+  writeOutputs(proofPath, publicPath, res);
+  return { releaseMs: t1 - t0, writeMs: performance.now() - t1 };
+}
+
+function summary(ctx: CliContext, res: ProofResult, t: OneShotTimings, after: AfterTimings, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
   // load: from the call until the key, the witness and (on a GPU) its context were all in
   const loadMs = t.totalMs - t.uploadMs - t.proveMs - t.verifyMs;
   printResult(
     ctx,
-    { ok: true, curve: key.header.curve, domainSize: key.header.domainSize, backend: backend(), witnessMs, loadMs, uploadMs: t.uploadMs, proveMs: t.proveMs, verifyMs: t.verifyMs, timings: t, proof: proofPath, public: publicPath },
+    // endAt: ms from the process's start when this was printed (what follows is the process's exit)
+    { ok: true, curve: key.header.curve, domainSize: key.header.domainSize, backend: backend(), witnessMs, loadMs, uploadMs: t.uploadMs, proveMs: t.proveMs, verifyMs: t.verifyMs, timings: t, after: { ...after, endAt: performance.now() }, proof: proofPath, public: publicPath },
     `proof written to ${proofPath} and ${publicPath} (verified; ${witnessMs !== undefined ? `witness ${witnessMs.toFixed(0)} ms, ` : ''}load ${loadMs.toFixed(0)} ms, ${t.uploadMs > 0 ? `key upload ${t.uploadMs.toFixed(0)} ms, ` : ''}prove ${t.proveMs.toFixed(0)} ms, verify ${t.verifyMs.toFixed(0)} ms)`,
   );
 }
@@ -63,9 +78,8 @@ export async function proveCommand(ctx: CliContext, args: string[]): Promise<num
   const [zkeyPath, wtnsPath, proofPath, publicPath] = args as [string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
   const { res, timings, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
-  key.release();
-  writeOutputs(proofPath, publicPath, res);
-  summary(ctx, res, timings, key, proofPath, publicPath);
+  const after = releaseAndWrite(key, proofPath, publicPath, res);
+  summary(ctx, res, timings, after, key, proofPath, publicPath);
   return 0;
 }
 
@@ -97,8 +111,7 @@ export async function fullproveCommand(ctx: CliContext, args: string[]): Promise
     }
   }
   const { res, timings, key } = proved;
-  key.release();
-  writeOutputs(proofPath, publicPath, res);
-  summary(ctx, res, timings, key, proofPath, publicPath, witnessMs);
+  const after = releaseAndWrite(key, proofPath, publicPath, res);
+  summary(ctx, res, timings, after, key, proofPath, publicPath, witnessMs);
   return 0;
 }
