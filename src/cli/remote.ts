@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient } from '../client/client.js';
+import { openUploadBody } from '../client/upload-body.js';
 import { CuzkError, errorForCode, InputError, type ErrorCode } from '../errors.js';
 import type { EngineStatus, JobInfo, Priority } from '../engine/api.js';
 import { mib } from '../engine/budget.js';
@@ -20,7 +21,8 @@ export const REMOTE_HELP = `usage: cuzk submit <key> <witness.wtns>... [--priori
 
 Talks to a \`cuzk serve\` daemon. <key> is a .zkey path on the daemon's machine when it contains
 a / or ends in .zkey (a relative one is made absolute here), else a key id (\`cuzk keys load\`);
-with --upload-key the local .zkey file is sent instead. Witnesses are read here and sent.
+with --upload-key the local .zkey file is sent instead. Witnesses and keys are streamed from the
+files here (any size: never read whole), each checked to open first, before anything is sent.
 Options: --remote host:port | unix:/path   (default $CUZK_REMOTE, else 127.0.0.1:9820)
          --token T      bearer token (default $CUZK_TOKEN)
          --protocol grpc|connect (default grpc)
@@ -41,6 +43,7 @@ function int(flags: Map<string, string | true>, name: string): number | undefine
   return n;
 }
 
+/** A small local file (TLS PEM) whole. */
 function readLocal(file: string, what: string): Uint8Array {
   try {
     return readFileSync(file);
@@ -49,13 +52,20 @@ function readLocal(file: string, what: string): Uint8Array {
   }
 }
 
+/** `file` once it opens and stats as a regular file (else one line naming it, E_INVALID_ARG):
+ * the client streams it from disk when it sends it. */
+async function localFile(file: string, what: string): Promise<string> {
+  await (await openUploadBody({ file }, what)).close();
+  return file;
+}
+
 /**
  * A key path (engine/key-ref.ts: contains a `/` or ends in .zkey) becomes absolute, since the daemon's
  * cwd is not ours; anything else is a key id and passes as is, whatever files the cwd holds.
  */
 export async function keyRef(client: Pick<CuzkClient, 'loadKey'>, key: string, flags: Map<string, string | true>): Promise<string> {
   if (!flags.has('upload-key')) return looksLikeKeyPath(key) ? path.resolve(key) : key;
-  return (await client.loadKey({ zkey: readLocal(key, 'key') }, str(flags, 'key-id'))).id;
+  return (await client.loadKey({ zkeyFile: await localFile(key, 'key') }, str(flags, 'key-id'))).id;
 }
 
 /** A failed, cancelled or expired job as the error it carries. */
@@ -104,13 +114,17 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
   const need = (n: number, usage: string) => {
     if (args.length !== n) throw new InputError('E_INVALID_ARG', `${cmd} needs ${usage}, got ${args.length} arguments\n${REMOTE_HELP}`);
   };
-  const job = async (key: string, wtns: string[]) => ({
-    key: await keyRef(client, key, flags),
-    witnesses: wtns.map((w) => readLocal(w, 'witness')),
-    priority: str(flags, 'priority') as Priority | undefined,
-    requestId: str(flags, 'request-id'),
-    deadlineMs: int(flags, 'deadline-ms'),
-  });
+  const job = async (key: string, wtns: string[]) => {
+    const witnesses: { file: string }[] = [];
+    for (const w of wtns) witnesses.push({ file: await localFile(w, 'witness') }); // before an uploaded key is sent
+    return {
+      key: await keyRef(client, key, flags),
+      witnesses,
+      priority: str(flags, 'priority') as Priority | undefined,
+      requestId: str(flags, 'request-id'),
+      deadlineMs: int(flags, 'deadline-ms'),
+    };
+  };
   switch (cmd) {
     case 'submit': {
       if (args.length < 2) need(2, '<key> <witness.wtns>...');
@@ -181,7 +195,7 @@ export async function remoteCommand(ctx: CliContext, cmd: string, args: string[]
     case 'keys': {
       const [sub, arg] = args;
       if (sub === 'load' && arg) {
-        const k = flags.has('upload-key') ? await client.loadKey({ zkey: readLocal(arg, 'key') }, str(flags, 'key-id')) : await client.loadKey({ path: arg }, str(flags, 'key-id'));
+        const k = await client.loadKey(flags.has('upload-key') ? { zkeyFile: await localFile(arg, 'key') } : { path: arg }, str(flags, 'key-id'));
         printResult(ctx, { key: k }, `${k.id}: ${k.curve}, ${k.nVars} wires, ${(k.bytes / 2 ** 20).toFixed(1)} MiB`);
       } else if (sub === 'evict' && arg) {
         await client.evictKey(arg);

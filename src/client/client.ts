@@ -13,6 +13,7 @@ import { errorFromRpc, eventFromProto, jobFromProto, keyFromProto, statusFromPro
 import { uploadOverGrpc } from './grpc-upload.js';
 import { uploadKeyOverH2, uploadKeyOverHttp } from './key-upload.js';
 import { INLINE_MAX_BYTES, UPLOAD_CHUNK_BYTES, uploadOverHttp, type HttpTarget } from './upload.js';
+import { withUploadBodies, type UploadBody, type UploadSource } from './upload-body.js';
 
 export interface CuzkClientOptions {
   /** "host:port", "http://host:port", or "unix:/path/to.sock". Default "127.0.0.1:9820". */
@@ -29,8 +30,8 @@ export interface CuzkClientOptions {
   uploads?: 'post' | 'stream';
   /** Largest message sent or accepted, bytes (default 256 MiB, the daemon's default). */
   maxMessageBytes?: number;
-  /** Witnesses up to this many bytes go inline in SubmitProof; larger ones are streamed first
-   * (UploadWitness over gRPC, POST /v1/witnesses over Connect). Default 256 KiB. */
+  /** Witnesses up to this many bytes go inline in SubmitProof; larger ones, and every witness
+   * given as a file, are streamed first (as `uploads` says). Default 256 KiB. */
   inlineWitnessBytes?: number;
   /** TLS (the address then defaults to https://): the CA that signed the daemon's certificate, and
    * for mTLS this client's certificate and key; PEM text or bytes. */
@@ -39,9 +40,11 @@ export interface CuzkClientOptions {
 
 const pem = (v: string | Uint8Array | undefined) => (v === undefined ? undefined : typeof v === 'string' ? v : Buffer.from(v));
 
-/** A job to submit: JobRequest without the journal's own `id`; `witnessFiles` are paths on the
- * daemon's machine (inside its files.input_dirs), `witnessIds` witnesses sent with uploadWitness(). */
-export type SubmitRequest = Omit<JobRequest, 'id'> & { witnessIds?: string[] };
+/** A job to submit: JobRequest without the journal's own `id`; `witnesses` are .wtns bytes or
+ * `{ file }`, a .wtns file on this machine streamed from disk (any size, never read whole);
+ * `witnessFiles` are paths on the daemon's machine (inside its files.input_dirs), `witnessIds`
+ * witnesses sent with uploadWitness(). */
+export type SubmitRequest = Omit<JobRequest, 'id' | 'witnesses'> & { witnesses?: UploadSource[]; witnessIds?: string[] };
 
 export class CuzkClient {
   readonly address: string;
@@ -87,9 +90,21 @@ export class CuzkClient {
   }
 
   /** Witness id of `w`, streamed as the client's `uploads` option says. */
-  async #upload(key: string, w: Uint8Array): Promise<string> {
+  async #upload(key: string, w: UploadBody): Promise<string> {
     if (!this.#session || this.#uploads === 'post') return uploadOverHttp(this.#http, key, w);
     return (await uploadOverGrpc({ session: this.#session, token: this.#token, readMaxBytes: this.#limit }, key, w, this.#chunk)).witnessId;
+  }
+
+  /** Witness ids of `ws`, uploaded at once, each on a connection of its own (so several intake
+   * processes take a job's witnesses); every file is opened before a byte is sent, and closed once
+   * all have settled. */
+  #uploadAll(key: string, ws: readonly UploadSource[]): Promise<string[]> {
+    return withUploadBodies(ws, 'witness', async (bodies) => {
+      const ups = await Promise.allSettled(bodies.map((b) => this.#upload(key, b)));
+      const failed = ups.find((u) => u.status === 'rejected');
+      if (failed) throw failed.reason;
+      return ups.map((u) => (u as PromiseFulfilledResult<string>).value);
+    });
   }
 
   async #call<T>(fn: () => Promise<T>): Promise<T> {
@@ -100,18 +115,16 @@ export class CuzkClient {
     }
   }
 
-  /** Large witnesses are uploaded first (streamed), small ones go inline. */
+  /** Small witness bytes go inline; if any witness is large or a file, all are uploaded first. */
   async #request(req: SubmitRequest): Promise<SubmitProofRequest> {
     const ws = req.witnesses ?? [];
-    const upload = ws.some((w) => w.length > this.#inlineMax);
     const witnessIds: string[] = [...(req.witnessIds ?? [])];
-    if (upload) {
-      // at once: each on a connection of its own, so several intake processes take a job's witnesses
-      witnessIds.push(...(await Promise.all(ws.map((w) => this.#upload(req.key, w)))));
-    }
+    let inline: Uint8Array[] = [];
+    if (ws.every((w): w is Uint8Array => ArrayBuffer.isView(w) && w.length <= this.#inlineMax)) inline = ws;
+    else witnessIds.push(...(await this.#uploadAll(req.key, ws)));
     return create(SubmitProofRequestSchema, {
       key: req.key,
-      witnesses: upload ? [] : ws,
+      witnesses: inline,
       witnessIds,
       witnessFiles: req.witnessFiles ?? [],
       inputs: (req.inputs ?? []) as SubmitProofRequest['inputs'],
@@ -123,10 +136,12 @@ export class CuzkClient {
     });
   }
 
-  /** Streams one .wtns image to the daemon for a later submit({ witnessIds }); it is checked
-   * against `key` from its header and kept for the daemon's limits.upload_ttl_s. */
-  uploadWitness(key: string, wtns: Uint8Array): Promise<string> {
-    return this.#call(() => this.#upload(key, wtns));
+  /** Streams one .wtns (bytes, or `{ file }` on this machine, read from disk as it is sent) to the
+   * daemon for a later submit({ witnessIds }); it is checked against `key` from its header and kept
+   * for the daemon's limits.upload_ttl_s. A file that cannot be opened is E_INVALID_ARG, before
+   * anything is sent. */
+  uploadWitness(key: string, wtns: UploadSource): Promise<string> {
+    return this.#call(async () => (await this.#uploadAll(key, [wtns]))[0]!);
   }
 
   /** Queues a job (journaled on the daemon before this resolves). Throws E_OVERLOADED when the queue is full. */
@@ -174,14 +189,14 @@ export class CuzkClient {
     return this.#call(async () => Buffer.from((await this.#rpc.getTrace({ seconds })).traceJson).toString('utf8'));
   }
 
-  /** Registers a key by a path on the daemon's machine, or uploads .zkey bytes (streamed as POST
-   * /v1/keys on the client's connection, never one LoadKey message: the daemon would hold it whole). */
-  loadKey(source: { path: string } | { zkey: Uint8Array }, id?: string): Promise<KeyInfo> {
-    if ('zkey' in source) {
-      const zkey = source.zkey;
-      return this.#call(() => (this.#session ? uploadKeyOverH2({ session: this.#session, token: this.#token }, id ?? '', zkey) : uploadKeyOverHttp(this.#http, id ?? '', zkey)));
-    }
-    return this.#call(async () => keyFromProto(await this.#rpc.loadKey({ source: { case: 'path', value: source.path }, id: id ?? '' })));
+  /** Registers a key by `path` on the daemon's machine, or uploads one: `zkey` bytes, or `zkeyFile`,
+   * a .zkey on this machine read from disk as it is sent (any size, never held whole). An upload is
+   * POST /v1/keys on the client's connection, never one LoadKey message (the daemon would hold it
+   * whole), within the daemon's limits.max_key_bytes. */
+  loadKey(source: { path: string } | { zkey: Uint8Array } | { zkeyFile: string }, id?: string): Promise<KeyInfo> {
+    if ('path' in source) return this.#call(async () => keyFromProto(await this.#rpc.loadKey({ source: { case: 'path', value: source.path }, id: id ?? '' })));
+    const zkey = 'zkey' in source ? source.zkey : { file: source.zkeyFile };
+    return this.#call(() => withUploadBodies([zkey], 'key', ([body]) => (this.#session ? uploadKeyOverH2({ session: this.#session, token: this.#token }, id ?? '', body!) : uploadKeyOverHttp(this.#http, id ?? '', body!))));
   }
 
   evictKey(id: string): Promise<void> {

@@ -1,6 +1,7 @@
 // UploadWitness (client-streaming gRPC) written straight to an HTTP/2 stream: each WitnessChunk goes
 // out as a small head (the gRPC envelope prefix, the message's other fields, the `data` field's tag
-// and length) followed by a view of the caller's buffer, so no witness byte is copied in JS.
+// and length) followed by the data: a view of the caller's buffer (no witness byte is copied in JS),
+// or a part read from the witness file (upload-body.ts).
 // connect-es's serializer copied each 1 MiB chunk about four times (2^20 fixture, 32 MiB, loopback:
 // 72-95 ms of client CPU per upload, 9-14 ms now; ~6 ms for the same bytes POSTed over Connect). The
 // daemon sees the same RPC; its answer is read as connect-es reads it, so a refusal is the same error.
@@ -9,7 +10,9 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { requestHeader, validateResponse, validateTrailer } from '@connectrpc/connect/protocol-grpc';
+import { CuzkError } from '../errors.js';
 import { ProvingService, WitnessChunkSchema, WitnessUploadSchema, type WitnessUpload } from '../rpc/gen/cuzk/v1/cuzk_pb.js';
+import { drained, type UploadBody } from './upload-body.js';
 
 /** What the upload needs of connect-node's Http2SessionManager (the client's one connection). */
 export interface Http2Streams {
@@ -43,24 +46,13 @@ function messageHead(fields: Uint8Array, dataBytes: number): Uint8Array {
 
 const open = (s: http2.ClientHttp2Stream) => !s.destroyed && !s.closed && s.writable;
 
-/** Resolves once the stream wants more, or is gone. */
-function drained(s: http2.ClientHttp2Stream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      s.off('drain', done);
-      s.off('close', done);
-      resolve();
-    };
-    s.on('drain', done);
-    s.on('close', done);
-  });
-}
-
 /** Writes the messages, waiting for 'drain' whenever the stream is full; stops if the stream goes. */
-async function sendChunks(s: http2.ClientHttp2Stream, key: string, w: Uint8Array, chunkBytes: number): Promise<void> {
-  for (let o = 0; o < w.length && open(s); o += chunkBytes) {
-    const data = w.subarray(o, Math.min(w.length, o + chunkBytes));
-    const fields = o === 0 ? toBinary(WitnessChunkSchema, create(WitnessChunkSchema, { key, size: BigInt(w.length) })) : NO_FIELDS;
+async function sendChunks(s: http2.ClientHttp2Stream, key: string, w: UploadBody, chunkBytes: number): Promise<void> {
+  let first = true;
+  for await (const data of w.parts(chunkBytes)) {
+    if (!open(s)) return;
+    const fields = first ? toBinary(WitnessChunkSchema, create(WitnessChunkSchema, { key, size: BigInt(w.bytes) })) : NO_FIELDS;
+    first = false;
     s.cork(); // head and data leave in one writev
     s.write(messageHead(fields, data.length));
     const more = s.write(data);
@@ -166,8 +158,9 @@ function readAnswer(s: http2.ClientHttp2Stream, t: GrpcUploadTarget): Promise<Wi
 }
 
 /** UploadWitness of `w` in `chunkBytes` messages. Rejects with a ConnectError (the daemon's status
- * and metadata, or the transport's failure) as connect-es would. `w` must not change until it settles. */
-export async function uploadOverGrpc(t: GrpcUploadTarget, key: string, w: Uint8Array, chunkBytes: number): Promise<WitnessUpload> {
+ * and metadata, or the transport's failure) as connect-es would, or with the CuzkError of a file
+ * that cannot be read while sent. Bytes must not change until it settles. */
+export async function uploadOverGrpc(t: GrpcUploadTarget, key: string, w: UploadBody, chunkBytes: number): Promise<WitnessUpload> {
   const h = requestHeader(true, undefined, undefined);
   if (t.token) h.set('authorization', `Bearer ${t.token}`);
   const s = await t.session.request('POST', PATH, Object.fromEntries(h.entries()), {});
@@ -177,6 +170,7 @@ export async function uploadOverGrpc(t: GrpcUploadTarget, key: string, w: Uint8A
     await sendChunks(s, key, w, chunkBytes);
   } catch (err) {
     s.destroy(err instanceof Error ? err : new Error(String(err))); // the answer then settles with it
+    if (err instanceof CuzkError) throw err; // the file's own failure, not the transport's
   }
   return answer;
 }

@@ -1,16 +1,18 @@
-// Key uploads for CuzkClient.loadKey({ zkey }): the .zkey bytes go as the raw body of POST
+// Key uploads for CuzkClient.loadKey({ zkey } | { zkeyFile }): the .zkey goes as the raw body of POST
 // /v1/keys?id=ID, which the daemon streams to disk, never as LoadKey's one message (the RPC
 // library decodes a message whole: 3 uploads of 200 MB at once held +620 MB of the daemon's
-// memory). Over gRPC the POST goes on the client's own HTTP/2 connection, as UploadWitness does;
-// over Connect it is an HTTP/1.1 request, as POST /v1/witnesses is (upload.ts). Both answer the
-// key's KeyInfo as JSON, or Connect's JSON error with the daemon's cuzk-error-code header.
+// memory); a file is read part by part as it is sent (upload-body.ts), at any size. Over gRPC the
+// POST goes on the client's own HTTP/2 connection, as UploadWitness does; over Connect it is an
+// HTTP/1.1 request, as POST /v1/witnesses is (upload.ts). Both answer the key's KeyInfo as JSON, or
+// Connect's JSON error with the daemon's cuzk-error-code header.
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { KeyInfo } from '../engine/api.js';
 import type { Http2Streams } from './grpc-upload.js';
-import type { HttpTarget } from './upload.js';
+import { UPLOAD_CHUNK_BYTES, type HttpTarget } from './upload.js';
+import { sendBody, type UploadBody } from './upload-body.js';
 
 const keyPath = (id: string) => `/v1/keys${id ? `?id=${encodeURIComponent(id)}` : ''}`;
 
@@ -35,11 +37,13 @@ function answer(status: number, code: unknown, body: Buffer): KeyInfo {
 }
 
 /** POST /v1/keys over HTTP/1.1 (the Connect client's road). */
-export function uploadKeyOverHttp(t: HttpTarget, id: string, zkey: Uint8Array): Promise<KeyInfo> {
+export function uploadKeyOverHttp(t: HttpTarget, id: string, zkey: UploadBody): Promise<KeyInfo> {
   const url = new URL(keyPath(id), t.baseUrl);
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = lib.request(url, { method: 'POST', headers: requestHeaders(t.token, zkey.length), socketPath: t.socketPath, ...t.tls }, (res) => {
+    let answered = false;
+    const req = lib.request(url, { method: 'POST', headers: requestHeaders(t.token, zkey.bytes), socketPath: t.socketPath, ...t.tls }, (res) => {
+      answered = true;
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
       res.on('error', reject);
@@ -50,16 +54,17 @@ export function uploadKeyOverHttp(t: HttpTarget, id: string, zkey: Uint8Array): 
           reject(err);
         }
       });
+      res.on('end', () => req.writableEnded || req.destroy()); // refused with the rest unsent: the connection is done
     });
     // a refusal can come before the body is sent: its answer is the error, not the broken pipe
     req.on('error', (err) => reject(err));
-    req.end(zkey);
+    sendBody(req, zkey, UPLOAD_CHUNK_BYTES, () => answered, reject);
   });
 }
 
 /** POST /v1/keys as one stream of the gRPC client's HTTP/2 connection. */
-export async function uploadKeyOverH2(t: { session: Http2Streams; token?: string }, id: string, zkey: Uint8Array): Promise<KeyInfo> {
-  const s = await t.session.request('POST', keyPath(id), requestHeaders(t.token, zkey.length), {});
+export async function uploadKeyOverH2(t: { session: Http2Streams; token?: string }, id: string, zkey: UploadBody): Promise<KeyInfo> {
+  const s = await t.session.request('POST', keyPath(id), requestHeaders(t.token, zkey.bytes), {});
   return new Promise((resolve, reject) => {
     let status = 0;
     let code: unknown;
@@ -90,6 +95,9 @@ export async function uploadKeyOverH2(t: { session: Http2Streams; token?: string
     };
     s.on('end', settle);
     s.on('close', settle);
-    s.end(zkey);
+    sendBody(s, zkey, UPLOAD_CHUNK_BYTES, () => status !== 0, (err) => {
+      if (!settled) reject(err); // the file's own failure, not the stream's
+      settled = true;
+    });
   });
 }

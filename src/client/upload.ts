@@ -2,10 +2,11 @@
 // before the SubmitProof that names it, never sent as one giant message. Over gRPC it is the
 // client-streaming UploadWitness in UPLOAD_CHUNK_BYTES chunks (grpc-upload.ts); over Connect
 // (HTTP/1.1, which cannot stream a request) it is POST /v1/witnesses with the raw bytes, here.
-// Both answer a witness id.
+// Both send an UploadBody (bytes or a file, upload-body.ts) and answer a witness id.
 import http from 'node:http';
 import https from 'node:https';
 import { Code, ConnectError } from '@connectrpc/connect';
+import { sendBody, type UploadBody } from './upload-body.js';
 
 export const UPLOAD_CHUNK_BYTES = 1 << 20;
 /** Smaller witnesses go inline in SubmitProof (one round trip); the daemon spools them the same way. */
@@ -18,16 +19,19 @@ export interface HttpTarget {
   tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
 }
 
-/** POST /v1/witnesses; a refusal becomes a ConnectError carrying the daemon's cuzk-error-code. */
-export function uploadOverHttp(t: HttpTarget, key: string, w: Uint8Array): Promise<string> {
+/** POST /v1/witnesses; a refusal becomes a ConnectError carrying the daemon's cuzk-error-code, a
+ * file that cannot be read while sent its own CuzkError. */
+export function uploadOverHttp(t: HttpTarget, key: string, w: UploadBody): Promise<string> {
   const url = new URL(`/v1/witnesses?key=${encodeURIComponent(key)}`, t.baseUrl);
-  const headers: Record<string, string> = { 'content-type': 'application/octet-stream', 'content-length': String(w.length) };
+  const headers: Record<string, string> = { 'content-type': 'application/octet-stream', 'content-length': String(w.bytes) };
   if (t.token) headers.authorization = `Bearer ${t.token}`;
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let answered = false;
     // a connection of its own (agent: false), never one a Connect RPC used before: the daemon hands a
     // connection whose first request is this POST to an intake process, and answers Connection: close
     const req = lib.request(url, { method: 'POST', headers, socketPath: t.socketPath, agent: false, ...t.tls }, (res) => {
+      answered = true;
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
       res.on('error', reject);
@@ -45,9 +49,10 @@ export function uploadOverHttp(t: HttpTarget, key: string, w: Uint8Array): Promi
         if (typeof code === 'string') meta.set('cuzk-error-code', code);
         reject(new ConnectError(body.message ?? `witness upload: HTTP ${res.statusCode}`, Code.Unknown, meta));
       });
+      res.on('end', () => req.writableEnded || req.destroy()); // refused with the rest unsent: the connection is done
     });
     // a refusal can come before the body is sent: its answer is the error, not the broken pipe
     req.on('error', (err) => reject(err));
-    req.end(w);
+    sendBody(req, w, UPLOAD_CHUNK_BYTES, () => answered, reject);
   });
 }

@@ -7,7 +7,7 @@
 // daemon's main-thread busy share and the share of witness bytes its intake processes received
 // (GetStatus's intake, differenced over the window), and every returned proof verified again here with cuzk's verifier: the daemon verified it
 // before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { CuzkClient, type SubmitRequest } from '../client/client.js';
 import type { DaemonStatus } from '../client/convert.js';
@@ -238,7 +238,7 @@ async function onDaemon(address: string, opts: DaemonBenchOptions): Promise<Omit
     mkdirSync(opts.dashboardCapture, { recursive: true });
   }
   const client = new CuzkClient({ address, token: opts.token });
-  const key = opts.uploadKey ? await client.loadKey({ zkey: new Uint8Array(readFileSync(opts.zkey)) }) : await client.loadKey({ path: path.resolve(opts.zkey) });
+  const key = await client.loadKey(opts.uploadKey ? { zkeyFile: opts.zkey } : { path: path.resolve(opts.zkey) });
   const vk = readVerificationKey(opts.zkey);
   const grpc = await runProtocol(address, 'grpc', key.id, vk, opts);
   const connect = await runProtocol(address, 'connect', key.id, vk, opts);

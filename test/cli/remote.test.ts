@@ -1,5 +1,7 @@
 // The remote CLI commands against a real daemon: prove --remote writes the same files as a local
-// prove, submit/await/cancel/status/keys work, and an unreachable daemon gives one clear line.
+// prove, submit/await/cancel/status/keys work, witness and key files are streamed (a 5 GiB one
+// reaches the daemon's own check; a missing one is refused before anything is sent), and an
+// unreachable daemon gives one clear line.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +9,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/capture.js';
 import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { peakRss } from '../helpers/proc-usage.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
+import { sparseWitness } from '../helpers/sparse-files.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
 const set = vectorSets().find((s) => s.curve === 'bn128' && s.circuit === 'poseidon')!;
@@ -113,6 +117,43 @@ describe('cuzk CLI against a daemon', () => {
     const nf = await runCli(['await', 'no-such-job', '--remote', d.address]);
     assert.equal(nf.code, 2);
     assert.match(nf.stderr, /^cuzk: E_NOT_FOUND: no job no-such-job/);
+  });
+
+  it('--upload-key streams the key file; a 5 GiB witness file reaches the daemon\'s header check, streamed', async () => {
+    for (const protocol of ['grpc', 'connect']) {
+      const r = await runCli(['prove', f('circuit.zkey'), f('witness.wtns'), path.join(dir, 'up.json'), path.join(dir, 'uppub.json'), '--upload-key', '--remote', d.address, '--protocol', protocol]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(readFileSync(path.join(dir, 'uppub.json'), 'utf8')), JSON.parse(readFileSync(f('public.json'), 'utf8')));
+      const big = sparseWitness(path.join(dir, 'big.wtns'), f('witness.wtns'), 5 * 2 ** 25);
+      const before = process.memoryUsage().rss;
+      const { peak, result: s } = await peakRss(process.pid, runCli(['submit', f('circuit.zkey'), big, '--remote', d.address, '--protocol', protocol]));
+      rmSync(big);
+      assert.equal(s.code, 2, s.stderr);
+      assert.equal(s.stderr, 'cuzk: E_FORMAT: uploaded witness: witness has 167772160 values but the key expects 520: a witness of another circuit?\n');
+      assert.ok(peak - before < 256 * 2 ** 20, `the CLI grew ${Math.round((peak - before) / 2 ** 20)} MiB sending a 5 GiB witness`);
+    }
+  });
+
+  it('a missing or unreadable witness or key file: one line naming it, exit 2, before anything is sent', async () => {
+    const missing = path.join(dir, 'none.wtns');
+    const folder = path.join(dir, 'folder.wtns');
+    mkdirSync(folder);
+    const runs: [string[], string][] = [
+      [['submit', f('circuit.zkey'), missing], `${missing}: cannot read the witness (ENOENT)`],
+      [['submit', f('circuit.zkey'), f('witness.wtns'), folder], `${folder}: cannot read the witness (not a regular file)`],
+      [['prove', f('circuit.zkey'), missing, path.join(dir, 'm.json'), path.join(dir, 'mpub.json'), '--upload-key'], `${missing}: cannot read the witness (ENOENT)`],
+      [['prove', path.join(dir, 'none.zkey'), f('witness.wtns'), path.join(dir, 'm.json'), path.join(dir, 'mpub.json'), '--upload-key'], `${path.join(dir, 'none.zkey')}: cannot read the key (ENOENT)`],
+      [['keys', 'load', path.join(dir, 'none.zkey'), '--upload-key'], `${path.join(dir, 'none.zkey')}: cannot read the key (ENOENT)`],
+    ];
+    // no daemon listens there: the file's error comes before any connection is tried
+    for (const [args, line] of runs) {
+      const r = await runCli([...args, '--remote', '127.0.0.1:1']);
+      assert.deepEqual([r.code, r.stderr], [2, `cuzk: E_INVALID_ARG: ${line}\n`], args.join(' '));
+    }
+    // with a daemon: the key of a job whose witness is missing is not uploaded
+    const r = await runCli(['prove', f('circuit.zkey'), missing, path.join(dir, 'm.json'), path.join(dir, 'mpub.json'), '--upload-key', '--key-id', 'never-sent', '--remote', d.address]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.doesNotMatch((await runCli(['keys', '--remote', d.address])).stdout, /never-sent/);
   });
 
   it('an unreachable daemon: one line naming the address, exit 1', async () => {

@@ -2,12 +2,14 @@
 // arrives byte for byte, written from the caller's buffer, and proves; a refusal (another key's
 // witness, a wrong token, too large, a chunk over the daemon's message limit) is the CuzkError the
 // SDK gave when it sent through connect-es, which the reference upload below still does; a peer
-// that cuts the stream off mid-upload makes it reject; a peer that stops reading stops the writes.
+// that cuts the stream off mid-upload makes it reject; a peer that stops reading stops the writes
+// (and, from a file, the reads).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClient, type Interceptor } from '@connectrpc/connect';
@@ -16,6 +18,7 @@ import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-no
 import { CuzkClient, CuzkError } from '../../src/client/index.js';
 import { errorFromRpc } from '../../src/client/convert.js';
 import { uploadOverGrpc, type Http2Streams } from '../../src/client/grpc-upload.js';
+import { openUploadBody } from '../../src/client/upload-body.js';
 import { ProvingService, WitnessChunkSchema, WitnessUploadSchema } from '../../src/rpc/gen/cuzk/v1/cuzk_pb.js';
 import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { slowDevKey, type DevKey } from '../helpers/dev-key.js';
@@ -125,7 +128,7 @@ describe('CuzkClient: UploadWitness over gRPC', () => {
     const sm = new Http2SessionManager(`http://${d.address}`);
     const { session, writes } = spied(sm);
     try {
-      const up = await uploadOverGrpc({ session, token: TOKEN, readMaxBytes: 1 << 20 }, dev.zkey, big, 1 << 20);
+      const up = await uploadOverGrpc({ session, token: TOKEN, readMaxBytes: 1 << 20 }, dev.zkey, await openUploadBody(big, 'witness'), 1 << 20);
       assert.equal(up.size, BigInt(big.length));
       assert.equal(up.sha256, sha256(big));
       assertNoCopy(writes, big, 1 << 20);
@@ -247,8 +250,12 @@ function chunksIn(body: Buffer) {
 }
 
 describe('uploadOverGrpc: back-pressure', { timeout: 60_000 }, () => {
-  it('a peer that stops reading stops the writes at one message; resumed, it gets every byte as WitnessChunk messages', async () => {
+  for (const from of ['bytes', 'a file'] as const) it(`from ${from}: a peer that stops reading stops the writes at one message; resumed, it gets every byte as WitnessChunk messages`, async () => {
     const w = new Uint8Array((8 << 20) + 12_345).map((_, i) => i * 7);
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-grpc-upload-'));
+    const file = path.join(dir, 'w.wtns');
+    writeFileSync(file, w);
+    const body = await openUploadBody(from === 'bytes' ? w : { file }, 'witness');
     const chunkBytes = 1 << 20;
     let held: http2.ServerHttp2Stream | undefined;
     const received: Buffer[] = [];
@@ -270,7 +277,7 @@ describe('uploadOverGrpc: back-pressure', { timeout: 60_000 }, () => {
     const sm = new Http2SessionManager(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     const { session, writes, streams } = spied(sm);
     try {
-      const upload = uploadOverGrpc({ session, readMaxBytes: 1 << 20 }, 'k', w, chunkBytes);
+      const upload = uploadOverGrpc({ session, readMaxBytes: 1 << 20 }, 'k', body, chunkBytes);
       // the peer's receive window fills: nothing more can go out until it reads
       while (held?.state.localWindowSize !== 0) await new Promise((r) => setTimeout(r, 5));
       for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
@@ -279,7 +286,7 @@ describe('uploadOverGrpc: back-pressure', { timeout: 60_000 }, () => {
       held.resume();
       const up = await upload;
       assert.equal(up.witnessId, 'w-1');
-      assertNoCopy(writes, w, chunkBytes);
+      if (from === 'bytes') assertNoCopy(writes, w, chunkBytes);
       const chunks = chunksIn(Buffer.concat(received));
       assert.equal(chunks.length, 9);
       assert.deepEqual([chunks[0]!.key, chunks[0]!.size], ['k', BigInt(w.length)]);
@@ -288,6 +295,8 @@ describe('uploadOverGrpc: back-pressure', { timeout: 60_000 }, () => {
     } finally {
       sm.abort();
       await new Promise((r) => server.close(r));
+      await body.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

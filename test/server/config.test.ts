@@ -45,7 +45,7 @@ describe('serve config', () => {
     assert.equal(c.maxQueue, 9);
     assert.equal(c.verify, false);
     assert.deepEqual(c.preload, ['/a.zkey', '/b.zkey']);
-    assert.equal(c.maxKeyBytes, 1000, 'an upload cannot exceed the message limit');
+    assert.equal(c.maxKeyBytes, 5000, 'POST /v1/keys streams a key: the message limit bounds only LoadKey messages');
     const tf = path.join(tmp(), 'token');
     writeFileSync(tf, 'secret-from-file\n');
     assert.equal(loadServeConfig({ env: {}, flags: new Map([['token-file', tf]]) }).token, 'secret-from-file');
@@ -78,6 +78,8 @@ describe('serve config', () => {
     bad(() => loadServeConfig({ env: {}, flags: new Map([['upload-ttl-s', '0']]) }), /limits\.upload_ttl_s must be an integer 1\.\.2147483/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['headers-timeout-ms', '3000000000']]) }), /limits\.headers_timeout_ms must be an integer 0\.\.2147483647/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['max-message-bytes', '0']]) }), /limits\.max_message_bytes must be an integer 1\.\.4294967295/);
+    // an uploaded key is streamed to disk (POST /v1/keys): a 2^25 .zkey is tens of GB, past any message
+    assert.equal(loadServeConfig({ env: {}, flags: new Map([['max-key-bytes', String(64 * 2 ** 30)]]) }).maxKeyBytes, 64 * 2 ** 30);
     bad(() => loadServeConfig({ configPath: toml('[engine]\nthreads = 100000\n'), env: {} }), /engine\.threads must be an integer 0\.\.4096, got 100000/);
     bad(() => loadServeConfig({ env: {}, flags: new Map([['advertise', 'http://gpu0:9820']]) }), /^store\.advertise must be host:port \(how the other daemons reach this one\), got "http:\/\/gpu0:9820"$/);
   });

@@ -149,7 +149,6 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!['start', 'exit'].includes(cfg.memoryWaitPolicy)) throw new InputError('E_INVALID_ARG', `engine.memory_wait_policy must be start or exit, got "${cfg.memoryWaitPolicy}"`);
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
-  if (cfg.maxKeyBytes > cfg.maxMessageBytes) cfg.maxKeyBytes = cfg.maxMessageBytes;
   if (cfg.storeUrl) parseStoreUrl(cfg.storeUrl);
   const intake = cfg.intakeProcesses;
   if (!(intake === 'auto' || intake === 'off' || (/^\d+$/.test(intake) && Number(intake) >= 1 && Number(intake) <= 64))) throw new InputError('E_INVALID_ARG', `limits.intake_processes must be auto, off or 1..64, got "${intake}"`);
