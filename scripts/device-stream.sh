@@ -69,6 +69,16 @@ case ${1:-} in
     bench streamed-c23-24 24 300 --key-residency streamed --stream-chunk-points $((2**23))
     ratio budget6g-24 resident-24
     ;;
+  acc)  # the 6 GiB budget's chunk-MSMs by accumulation kernel (CUZK_GPU_ACC), and chunks of 2^22 all streamed
+    export CUZK_TRACE_PROVE=1
+    step "2^24: resident, a 6 GiB budget by accumulation kernel, chunks of 2^22"
+    bench resident-24 24 300
+    bench budget6g-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    CUZK_GPU_ACC=affine bench b6g-affine-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    CUZK_GPU_ACC=auto bench b6g-auto-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    bench streamed-c22-24 24 300 --key-residency streamed --stream-chunk-points $((2**22))
+    ratio budget6g-24 resident-24
+    ;;
   26)  # a 2^26 key (minutes of dev-setup) under half its size against resident: issue 32's <= 1.3x
     step "2^26: resident, then a budget of half the key"
     bench resident-26 26 600
