@@ -72,8 +72,8 @@ export interface StreamStats extends RunCounts {
   /** Sum of lane busy-ms deltas / (window wall × lanes). */
   laneBusyRatio: number;
   h2d: { bytes: number; ms: number; gbPerSec: number | null };
-  /** Median ms per proof of its device phases (the spans pipeline.ts records from the native stats):
-   * on a GPU synthesis, then the transforms, then the rest of the main chain (the H MSM, and waiting
+  /** Median ms per proof of its phases (the spans pipeline.ts records from the native stats):
+   * synthesis (on a GPU on the device; the CPU core's phase 1 otherwise), then the transforms, then the rest of the main chain (the H MSM, and waiting
    * for the witness MSMs: msm), and the native stats' MSM time (msmSum: the witness MSMs' span on
    * their own stream, which overlaps the others, plus the H MSM). Where a streamed key's time goes. */
   phasesMs: { synthesis: number; ntt: number; msm: number; msmSum: number };
@@ -193,11 +193,12 @@ export async function runStream(engine: Engine, opts: StreamOptions): Promise<St
     const busyMs = lanes.reduce((s, l, i) => s + l.busyMs - busy0[i]!, 0);
     const deviceMs = gpuLanes > 0 ? kernelMs : busyMs;
     const deviceMsPerProof = completed > 0 ? deviceMs / (completed * (opts.partitions ?? 1)) : 0;
-    const h2dSpans = engine.spans.spans().filter((s) => s.phase === 'h2d' && s.start >= t0);
+    const runSpans = engine.spans.spans().filter((s) => s.start >= t0);
+    const h2dSpans = runSpans.filter((s) => s.phase === 'h2d');
     const h2dBytes = h2dSpans.reduce((s, x) => s + (x.bytes ?? 0), 0);
     const h2dMs = h2dSpans.reduce((s, x) => s + x.dur, 0);
     const phaseMedian = (phase: string, arg?: string): number => {
-      const v = engine.spans.spans().filter((s) => s.phase === phase && s.start >= t0).map((s) => (arg ? Number(s.args?.[arg] ?? 0) : s.dur));
+      const v = runSpans.filter((s) => s.phase === phase).map((s) => (arg ? Number(s.args?.[arg] ?? 0) : s.dur));
       return percentile(v.sort((a, b) => a - b), 0.5);
     };
     const phasesMs = { synthesis: phaseMedian('synthesis'), ntt: phaseMedian('ntt'), msm: phaseMedian('msm'), msmSum: phaseMedian('msm', 'msm_stream_ms') };

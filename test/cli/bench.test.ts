@@ -55,6 +55,8 @@ describe('cuzk bench (CPU core)', () => {
       assert.equal(s.deviceTime, 'lane-busy');
       assert.ok(s.deviceMsPerProof > 0 && s.targetRatio > 0);
       assert.ok(s.peakRssMiB > 0);
+      // per proof: synthesis (the CPU core's phase 1), transforms and MSMs
+      assert.ok(s.phasesMs.synthesis > 0 && s.phasesMs.ntt > 0 && s.phasesMs.msm > 0 && s.phasesMs.msmSum > 0, JSON.stringify(s.phasesMs));
     }
     assert.equal(res.run.pinned, true);
     assert.equal(res.off!.pinned, false);
@@ -112,7 +114,8 @@ describe('cuzk bench (CPU core)', () => {
       ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0'],
       ['bench', '--circuit', zkey, '--inputs', vectorFile(poseidon, 'input.json')], ['bench', '--size', '12', '--inputs', vectorFile(poseidon, 'input.json'), '--generator', vectorFile(poseidon, 'circuit.wasm')],
       ['bench', '--size', '12', '--key-residency', 'sometimes'], ['bench', '--size', '12', '--memory-gpu-bytes', '0'],
-      ['bench', '--size', '12', '--memory-gpu-bytes', '1000000000', '--remote', 'self']]) {
+      ['bench', '--size', '12', '--memory-gpu-bytes', '1000000000', '--remote', 'self'],
+      ['bench', '--size', '12', '--stream-chunk-points', '0'], ['bench', '--size', '12', '--stream-chunk-points', '65536', '--remote', 'self']]) {
       const r = await runCli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /E_INVALID_ARG/);
