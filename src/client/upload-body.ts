@@ -14,6 +14,10 @@ export type UploadSource = Uint8Array | { file: string };
 export interface UploadBody {
   /** What is sent: the array's length, or the file's size when it was opened. */
   readonly bytes: number;
+  /** The caller's bytes (true) or a file's parts read as sent (false): sendBody waits for a full
+   * connection to drain only before reading a file's next part; views of bytes the caller holds
+   * anyway are handed over at once (waiting a drain per 1 MiB slowed a 32 MiB POST on loopback). */
+  readonly inMemory: boolean;
   /** The bytes in order, in parts of at most `partBytes`: views of the caller's array, or a buffer
    * of its own per part read from the file (a written part may wait in a socket's queue). Throws
    * E_INVALID_ARG naming the file if it ends early or cannot be read. */
@@ -29,6 +33,7 @@ const why = (cause: unknown) => String((cause as NodeJS.ErrnoException).code ?? 
 function bytesBody(w: Uint8Array): UploadBody {
   return {
     bytes: w.length,
+    inMemory: true,
     async *parts(partBytes) {
       for (let o = 0; o < w.length; o += partBytes) yield w.subarray(o, Math.min(w.length, o + partBytes));
     },
@@ -40,6 +45,7 @@ function fileBody(file: string, what: string, fh: FileHandle, size: number): Upl
   let closed = false;
   return {
     bytes: size,
+    inMemory: false,
     async *parts(partBytes) {
       for (let pos = 0; pos < size; ) {
         const part = Buffer.allocUnsafe(Math.min(partBytes, size - pos));
@@ -106,7 +112,7 @@ export function drained(out: Writable): Promise<void> {
 }
 
 /**
- * Writes `body` as the raw request body of `out` in `partBytes` parts, waiting for 'drain'
+ * Writes `body` as the raw request body of `out` in `partBytes` parts, a file's waiting for 'drain'
  * whenever it is full (what is held is a part or two, whatever the size), and ends it. Stops
  * once `answered()` (a refusal came before the rest was sent) or `out` is gone; a part that
  * cannot be read goes to `fail` and `out` is destroyed.
@@ -116,7 +122,7 @@ export function sendBody(out: Writable, body: UploadBody, partBytes: number, ans
   void (async () => {
     for await (const part of body.parts(partBytes)) {
       if (!open()) return;
-      if (!out.write(part)) await drained(out);
+      if (!out.write(part) && !body.inMemory) await drained(out);
     }
     if (open()) out.end();
   })().catch((err: unknown) => {

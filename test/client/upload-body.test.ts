@@ -89,7 +89,7 @@ describe('UploadBody', () => {
     assert.match(closed.message, /cannot read the witness \(closed at 0 of 5000 bytes while sent\)/);
   });
 
-  it('sendBody writes every byte and ends, waiting while full; answered, it stops; a read failure goes to fail()', async () => {
+  it('sendBody writes every byte and ends, a file waiting while full; answered, it stops; a read failure goes to fail()', async () => {
     const file = path.join(tmp(), 'w.wtns');
     const w = content(64 * 1024 + 5);
     writeFileSync(file, w);
@@ -107,7 +107,10 @@ describe('UploadBody', () => {
         await finished;
       });
       assert.deepEqual(Buffer.concat(got), Buffer.from(w));
-      assert.ok(most <= 4096, `${most} bytes queued: a part was written onto a full stream`);
+      // a file's next part is read only once the stream drains (a part or two held); the caller's bytes
+      // are handed over at once (views of memory it holds anyway: no wait per part)
+      if (ArrayBuffer.isView(src)) assert.ok(most > 4096, `${most} bytes queued at most: the bytes waited for drains`);
+      else assert.ok(most <= 4096, `${most} bytes queued: a file part was read onto a full stream`);
     }
     // answered after the first part: nothing more is written, and the body is not ended
     const seen: number[] = [];
