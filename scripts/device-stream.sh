@@ -6,7 +6,7 @@
 # 3 GiB), and at 2^24 with `24` (a 6 GiB budget: the issue's "<= 1.25x the resident wall time"); `26`
 # instead: a 2^26 key (dev fixture: minutes) under a budget of half its size against resident (<= 1.3x). SELFTEST=1 also runs gpu_selftest's synth section
 # (the streamed synthesis against the CPU scatter; builds the selftest, ~1-2 min more).
-# Usage there: source .device/boot.sh && bash scripts/device-stream.sh [24|26]
+# Usage there: source .device/boot.sh && bash scripts/device-stream.sh [24|26|diag|acc|phases]
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
@@ -79,6 +79,26 @@ case ${1:-} in
     CUZK_GPU_ACC=affine bench b6g-affine-24 24 300 --memory-gpu-bytes $((6 * 2**30))
     CUZK_GPU_ACC=auto bench b6g-auto-24 24 300 --memory-gpu-bytes $((6 * 2**30))
     [[ ${SHORT:-0} == 1 ]] || bench streamed-c22-24 24 300 --key-residency streamed --stream-chunk-points $((2**22))
+    ratio budget6g-24 resident-24
+    ;;
+  phases)  # where a chunk-MSM's time goes against the resident MSM's (CUZK_TRACE_MSM: each bucket pass's
+    # accumulation, reduction and host combination; CUZK_TRACE_CHUNKS: each chunk's copy and compute), serial,
+    # then the 6 GiB budget against resident (WINDOWS=1: also by forced window width, CUZK_GPU_WINDOW)
+    export CUZK_TRACE_PROVE=1
+    step "2^24 serial, traced: resident and a 6 GiB budget"
+    CUZK_GPU_OVERLAP=serial CUZK_TRACE_MSM=1 JOBS=2 bench res-serial-24 24 300
+    CUZK_GPU_OVERLAP=serial CUZK_TRACE_MSM=1 CUZK_TRACE_CHUNKS=1 JOBS=2 bench b6g-serial-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    for n in res-serial-24 b6g-serial-24; do
+      grep -E "^cuzk (msm|chunk)" "$OUT/bench-$n.err" > "$OUT/phases-$n.txt"
+      last=$([[ $n == res-serial-24 ]] && echo 5 || echo 40)
+      echo "--- $n: the last proof's $last bucket passes (the first 6, then sums by point size)"
+      grep "^cuzk msm" "$OUT/phases-$n.txt" | tail -n "$last" | awk -v n="$last" 'n == 5 || NR == 1 || (NR >= 9 && NR <= 12) || NR == 25 || NR == 33'
+      grep "^cuzk msm" "$OUT/phases-$n.txt" | tail -n "$last" | awk '{ k = $3; a[k] += $(NF-7); j[k] += $(NF-5); r[k] += $(NF-3); h[k] += $(NF-1); c[k]++ } END { for (k in a) printf "    %s points, %d passes: accumulate %.1f join %.1f reduce %.1f host %.1f ms\n", k, c[k], a[k], j[k], r[k], h[k] }'
+    done
+    step "2^24: resident, a 6 GiB budget by window width"
+    bench resident-24 24 300
+    bench budget6g-24 24 300 --memory-gpu-bytes $((6 * 2**30))
+    [[ ${WINDOWS:-0} == 1 ]] && for c in 13 15 16 17; do CUZK_GPU_WINDOW=$c bench b6g-c$c-24 24 300 --memory-gpu-bytes $((6 * 2**30)); done
     ratio budget6g-24 resident-24
     ;;
   26)  # a 2^26 key (minutes of dev-setup) under half its size against resident: issue 32's <= 1.3x

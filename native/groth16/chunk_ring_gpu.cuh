@@ -13,6 +13,8 @@
 // queued, so the arena frees a slot only after its last copy, also when the reader threw.
 #pragma once
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "../util/gpu.hpp"
@@ -43,6 +45,10 @@ class chunk_ring_t {
     gpu_event_t allocated;
     allocated.record(compute_);
     CUZK_CUDA_OK(cudaStreamWaitEvent(copy_, allocated, 0));
+    if (tracing()) {
+      origin_.record(copy_);
+      for (size_t k = 0; k < plan_.size(); k++) copied_.emplace_back(new gpu_event_t[2]);
+    }
     load(0);
     load(1);
   }
@@ -62,6 +68,16 @@ class chunk_ring_t {
   cudaEvent_t ready(size_t k) const { return ready_[k & 1]; }
   // Makes the compute stream wait for chunk k (for kernels that take no event of their own).
   void wait(size_t k) const { CUZK_CUDA_OK(cudaStreamWaitEvent(compute_, ready_[k & 1], 0)); }
+  // CUZK_TRACE_CHUNKS=1: per-chunk events (copies here, the readers' in msm_stream_gpu.cuh), printed
+  // on stderr by the readers once their stream has finished: where a streamed MSM's time goes.
+  static bool tracing() {
+    static const bool on = [] { const char* v = std::getenv("CUZK_TRACE_CHUNKS"); return v && *v && *v != '0'; }();
+    return on;
+  }
+  // With tracing, the ms from the ring's start to chunk k's copy start (|end| false) or end (both complete).
+  float copy_ms(size_t k, bool end) const { return copied_.empty() ? 0.f : copied_[k][end ? 1 : 0].since(origin_); }
+  const gpu_event_t& origin() const { return origin_; }
+
   // The compute stream has queued all its reads of chunk k: its slot takes chunk k + 2.
   void done(size_t k) {
     freed_[k & 1].record(compute_);
@@ -74,9 +90,11 @@ class chunk_ring_t {
     if (k >= plan_.size()) return;
     const size_t i = k & 1;
     if (k >= 2) CUZK_CUDA_OK(cudaStreamWaitEvent(copy_, freed_[i], 0));
+    if (!copied_.empty()) copied_[k][0].record(copy_);
     for (const part_t& p : plan_[k])
       if (p.bytes) CUZK_CUDA_OK(cudaMemcpyAsync(slot_[i] + p.at, p.src, p.bytes, cudaMemcpyHostToDevice, copy_));
     ready_[i].record(copy_);
+    if (!copied_.empty()) copied_[k][1].record(copy_);
   }
 
   cudaStream_t compute_;
@@ -85,6 +103,8 @@ class chunk_ring_t {
   size_t next_ = 0;
   uint8_t* slot_[2] = {nullptr, nullptr};
   gpu_event_t ready_[2], freed_[2];
+  gpu_event_t origin_;                                 // tracing: the ring's start
+  std::vector<std::unique_ptr<gpu_event_t[]>> copied_;  // tracing: each chunk's copy start and end
 };
 
 }  // namespace cuzk

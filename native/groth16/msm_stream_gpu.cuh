@@ -9,6 +9,9 @@
 // it so). Sets that weigh the same scalars (B2 and B1) are chunked at the same boundaries, one ring
 // chunk holding both sets' points, and share each chunk's scalar plan.
 #pragma once
+#include <cstdio>
+#include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -61,6 +64,33 @@ inline void plan_set(std::vector<chunk_ring_t::chunk_t>& plan, size_t first, con
 // so the cap only bounds the buckets of odd widths (key-placement.ts CHUNK_MAX_WINDOW).
 constexpr uint32_t chunk_max_window = 17;
 
+// With CUZK_TRACE_CHUNKS, one line per chunk (|what| names the MSM): ms from the ring's start (or
+// the first chunk's) to its copy's start and end, its plan's start and end, and each set's MSM end.
+struct chunk_trace_t {
+  const char* what;
+  const chunk_ring_t* ring;
+  std::vector<std::unique_ptr<gpu_event_t[]>> ev;  // per chunk: begin, planned, set 2 done, set 1 done
+  std::vector<size_t> slot;                        // the ring chunk each chunk read (or SIZE_MAX)
+  gpu_event_t origin;
+  void chunk(cudaStream_t st, size_t ring_chunk) {
+    if (ev.empty()) origin.record(st);
+    ev.emplace_back(new gpu_event_t[4]);
+    slot.push_back(ring_chunk);
+  }
+  void mark(int i, cudaStream_t st) { ev.back()[i].record(st); }
+  void print() const {
+    const bool copies = ring && !slot.empty() && slot[0] != SIZE_MAX;
+    const gpu_event_t& o = copies ? ring->origin() : origin;
+    for (size_t k = 0; k < ev.size(); k++) {
+      std::string cp = copies ? "copy " + std::to_string(ring->copy_ms(slot[k], false)) + "-" +
+                                    std::to_string(ring->copy_ms(slot[k], true)) + " "
+                              : std::string();
+      std::fprintf(stderr, "cuzk chunk %s k=%zu %splan %.2f-%.2f set2 %.2f set1 %.2f\n", what, k, cp.c_str(),
+                   ev[k][0].since(o), ev[k][1].since(o), ev[k][2].since(o), ev[k][3].since(o));
+    }
+  }
+};
+
 // sum k_i·P1_i and (with |s2|) sum k_i·P2_i over the n 32-byte device scalars |d_scalars| on |ar|'s
 // stream, P1 and P2 chunked alike; |present| (device, may be null) the byte mask of the points that
 // count. |chunk| 0: one MSM over each whole set, which must then be resident; else chunks of |chunk|
@@ -69,7 +99,8 @@ constexpr uint32_t chunk_max_window = 17;
 template <class G1, class G2 = G1>
 void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present, size_t n, size_t chunk,
               const point_set_t<G1>& s1, jacobian_t<G1>& out1, const point_set_t<G2>* s2 = nullptr,
-              jacobian_t<G2>* out2 = nullptr, cudaEvent_t first_after = nullptr, chunk_ring_t* ring = nullptr) {
+              jacobian_t<G2>* out2 = nullptr, cudaEvent_t first_after = nullptr, chunk_ring_t* ring = nullptr,
+              const char* what = "msm") {
   cudaStream_t st = ar.stream();
   const uint32_t* sc = reinterpret_cast<const uint32_t*>(d_scalars);
   out1 = jacobian_t<G1>::infinity();
@@ -85,9 +116,16 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
   const bool streams = !s1.dev || (s2 && !s2->dev);
   require(!streams || ring, "msm_sets: a streamed set needs its stream's ring");
   const size_t chunks = (n + chunk - 1) / chunk;
+  std::unique_ptr<chunk_trace_t> trace;
+  if (chunk_ring_t::tracing()) trace.reset(new chunk_trace_t{what, ring, {}, {}, {}});
   for (size_t k = 0; k < chunks; k++) {
     const size_t p0 = k * chunk, cnt = std::min(chunk, n - p0);
     const size_t r = streams ? ring->take() : 0;
+    if (trace) {
+      if (k == 0 && first_after) CUZK_CUDA_OK(cudaStreamWaitEvent(st, first_after, 0));
+      trace->chunk(st, streams ? r : SIZE_MAX);
+      trace->mark(0, st);
+    }
     // a chunk's points: a range of the device set, or where the ring's slot holds them
     auto points = [&](const auto& s) {
       using A = std::remove_const_t<std::remove_pointer_t<decltype(s.dev)>>;
@@ -98,9 +136,16 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
     const msm_gpu::msm_scalars_t plan =
         msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr, gpu_tuning(), chunk_max_window);
     if (k == 0 && first_after) CUZK_CUDA_OK(cudaStreamWaitEvent(st, first_after, 0));
+    if (trace) trace->mark(1, st);
     if (s2) *out2 = out2->add(msm_planned<G2>(ar_k, points(*s2), plan, ready(*s2)));
+    if (trace) trace->mark(2, st);
     out1 = out1.add(msm_planned<G1>(ar_k, points(s1), plan, ready(s1)));
+    if (trace) trace->mark(3, st);
     if (streams) ring->done(r);
+  }
+  if (trace) {
+    CUZK_CUDA_OK(cudaStreamSynchronize(st));
+    trace->print();
   }
 }
 

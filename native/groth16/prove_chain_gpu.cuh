@@ -87,7 +87,7 @@ jacobian_t<typename C::g1> main_chain(const key_dev_t& kd, const proof_buffers_t
   {
     dev_arena_t ar_h(st);
     msm_sets<G1, G1>(ar_h, reinterpret_cast<const uint8_t*>(buf.t), nullptr, n, chunk_for(kd), h_set, h, nullptr, nullptr,
-                 nullptr, &ring);
+                 nullptr, &ring, "h");
   }
   ev.h.record(st);
   CUZK_CUDA_OK(cudaStreamSynchronize(st));

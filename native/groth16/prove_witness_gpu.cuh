@@ -64,14 +64,14 @@ void witness_msms(const key_dev_t& kd, const cuzk_key_desc& d, const uint8_t* d_
     const size_t b_at = kd.streams(set_b2) ? std::min<size_t>(chunk, d.n_vars) * sizeof(affine_t<G2>) : 0;
     const point_set_t<G2> b2 = set_of<G2>(kd, set_b2, kd.b2, d.points_b2);
     msm_sets<G1, G2>(ar_b, d_w, kd.b_present, d.n_vars, chunk, set_of<G1>(kd, set_b1, kd.b1, d.points_b1, b_at),
-                     out.g1[1], &b2, &out.b2, accumulate_after, &ring);
+                     out.g1[1], &b2, &out.b2, accumulate_after, &ring, "b2+b1");
   }
   ev.wb.record(st_w);
   check_cancel(cancel, "msm_a");
   {
     dev_arena_t ar_a(st_w);
     msm_sets<G1, G1>(ar_a, d_w, kd.a_present, d.n_vars, chunk_for(kd), set_of<G1>(kd, set_a, kd.a, d.points_a),
-                 out.g1[0], nullptr, nullptr, nullptr, &ring);
+                 out.g1[0], nullptr, nullptr, nullptr, &ring, "a");
   }
   ev.wa.record(st_w);
   check_cancel(cancel, "msm_c");
@@ -79,7 +79,7 @@ void witness_msms(const key_dev_t& kd, const cuzk_key_desc& d, const uint8_t* d_
     dev_arena_t ar_c(st_w);
     const size_t n_priv = size_t(d.n_vars) - d.n_public - 1;
     msm_sets<G1, G1>(ar_c, d_w + size_t(d.n_public + 1) * 32, nullptr, n_priv, chunk_for(kd),
-                 set_of<G1>(kd, set_c, kd.c, d.points_c), out.g1[2], nullptr, nullptr, nullptr, &ring);
+                 set_of<G1>(kd, set_c, kd.c, d.points_c), out.g1[2], nullptr, nullptr, nullptr, &ring, "c");
   }
   ev.w1.record(st_w);
   CUZK_CUDA_OK(cudaStreamSynchronize(st_w));

@@ -16,6 +16,10 @@
 // size the bucket pass) and one per point set at the end (window sums). Every call takes the tuning
 // (gpu_tuning_t) it runs with: the process's by default, a benchmark's copy otherwise.
 #pragma once
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "msm_gpu_accumulate.cuh"
@@ -28,9 +32,16 @@ namespace msm_gpu {
 // Pippenger's bucket pass over |pts| for sorted digits |sd|; returns the nwin window sums
 // sum_b (b+1)·B_b (device, in |ar|), window w weighing 2^(c·w). The points are first read by the
 // accumulation, which waits for |points_ready| (if given) so the digits and the sort overlap the upload.
+// Tracing (CUZK_TRACE_MSM): events recorded before the join and after it (before the reduction), and
+// the accumulation's chunk length and largest bucket read back.
+struct pass_trace_t {
+  gpu_event_t start, joining, joined, reduced;
+  uint32_t chunk_len = 0, maxc = 0;
+};
+
 template <class DF>
 const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const sorted_digits_t& sd,
-                               cudaEvent_t points_ready, const gpu_tuning_t& tuning) {
+                               cudaEvent_t points_ready, const gpu_tuning_t& tuning, pass_trace_t* trace = nullptr) {
   using X = dxyzz_t<DF>;
   cudaStream_t st = ar.stream();
   X* buckets = ar.alloc<X>(sd.sentinel);
@@ -38,8 +49,21 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   const acc_plan_t plan = accumulation_plan<DF>(sd.npairs, tuning);
   X *heads = ar.alloc<X>(plan.max_chunks), *tails = ar.alloc<X>(plan.max_chunks);
   uint32_t* chunk_len = ar.alloc<uint32_t>(1);
-  accumulate_buckets<DF>(pts, sd, points_ready, tuning, plan, buckets, heads, tails, chunk_len, st);
+  accumulate_buckets<DF>(pts, sd, points_ready, tuning, plan, buckets, heads, tails, chunk_len, st,
+                         trace ? cudaEvent_t(trace->joining) : nullptr);
+  if (trace) {
+    trace->joined.record(st);
+    CUZK_CUDA_OK(cudaMemcpyAsync(&trace->chunk_len, chunk_len, 4, cudaMemcpyDeviceToHost, st));
+    CUZK_CUDA_OK(cudaMemcpyAsync(&trace->maxc, sd.maxc, 4, cudaMemcpyDeviceToHost, st));
+  }
   return window_sums<DF>(ar, buckets, sd.nwin, sd.half);
+}
+
+// CUZK_TRACE_MSM=1: one line per bucket pass on stderr (its scalars, window, pairs and the ms of its
+// accumulation, reduction and host combination): where an MSM's time goes, by size.
+inline bool msm_tracing() {
+  static const bool on = [] { const char* v = std::getenv("CUZK_TRACE_MSM"); return v && *v && *v != '0'; }();
+  return on;
 }
 
 }  // namespace msm_gpu
@@ -72,18 +96,31 @@ jacobian_t<G> msm_planned(dev_arena_t& ar, const affine_t<G>* d_points, const ms
   };
   std::vector<HX> wins;
   HX buckets_total = HX::infinity();
+  const bool trace = msm_tracing();
   for (const sorted_digits_t& sd : p.blocks) {
-    const DX* d_wins = bucket_sums<DF>(scratch, pts, sd, points_ready, tuning);
+    std::unique_ptr<pass_trace_t> tr;
+    if (trace) {
+      tr.reset(new pass_trace_t);
+      tr->start.record(st);
+    }
+    const DX* d_wins = bucket_sums<DF>(scratch, pts, sd, points_ready, tuning, tr.get());
+    if (trace) tr->reduced.record(st);
     queue_ones();
     wins.assign(sd.nwin, HX{});
     CUZK_CUDA_OK(cudaMemcpyAsync(wins.data(), d_wins, sd.nwin * sizeof(DX), cudaMemcpyDeviceToHost, st));
     CUZK_CUDA_OK(cudaStreamSynchronize(st));
+    const auto h0 = std::chrono::steady_clock::now();
     HX acc = HX::infinity();
     for (uint32_t w = sd.nwin; w-- > 0;) {
       for (uint32_t i = 0; i < sd.c && !acc.is_inf(); i++) acc = acc.dbl();
       acc.add(wins[w]);
     }
     buckets_total.add(acc);
+    if (trace)
+      std::fprintf(stderr, "cuzk msm %zu-byte points n=%u m=%u ones=%u c=%u nwin=%u pairs=%zu L=%u maxc=%u: accumulate %.2f join %.2f reduce %.2f host %.2f ms\n",
+                   sizeof(affine_t<G>), p.n, p.m, p.n1, sd.c, sd.nwin, sd.npairs, tr->chunk_len, tr->maxc,
+                   tr->joining.since(tr->start), tr->joined.since(tr->joining), tr->reduced.since(tr->joined),
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count());
   }
   queue_ones();
   CUZK_CUDA_OK(cudaStreamSynchronize(st));

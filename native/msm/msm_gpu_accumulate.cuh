@@ -87,7 +87,7 @@ acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
 
 // Accumulates the sorted pairs |sd| over |pts| into |buckets| (nwin·2^(c-1) of them, zeroed by the
 // caller), heads and tails (|plan|.max_chunks each) by the kernel |plan| says (accumulation_plan),
-// then joins the buckets that cross chunks. The kernel waits for |points_ready| (if given), the first
+// then joins the buckets that cross chunks (|before_join|, if given, recorded between the two). The kernel waits for |points_ready| (if given), the first
 // read of the points, so the digits and the sort overlap their upload.
 // The XYZZ pass aims at |tuning|.accumulate_waves waves of resident threads (chunks), bounding the
 // re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
@@ -97,7 +97,7 @@ acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
 template <class DF>
 void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cudaEvent_t points_ready,
                         const gpu_tuning_t& tuning, const acc_plan_t& plan, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads,
-                        dxyzz_t<DF>* tails, uint32_t* chunk_len, cudaStream_t st) {
+                        dxyzz_t<DF>* tails, uint32_t* chunk_len, cudaStream_t st, cudaEvent_t before_join = nullptr) {
   const size_t max_chunks = plan.max_chunks;
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
   plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, plan.target, chunk_len);
@@ -114,6 +114,7 @@ void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cud
     acc<<<acc_blocks, 128, 0, st>>>(pts, sd.keys, sd.vals, sd.e_p, chunk_len, buckets, heads, tails);
     CUZK_CUDA_LAUNCHED();
   }
+  if (before_join) CUZK_CUDA_OK(cudaEventRecord(before_join, st));
   join_chunks_kernel<DF><<<ceil_div(max_chunks, size_t(128)), 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, heads,
                                                                            tails, buckets);
   CUZK_CUDA_LAUNCHED();

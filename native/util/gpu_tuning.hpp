@@ -56,8 +56,9 @@ struct gpu_tuning_t {
   uint32_t affine_lanes = 0;
   int xyzz_blocks = 0;
   // Set by benchmarks only (gpu_selftest bench), no variable: the batch-affine kernel's blocks/SM
-  // (0: each field's affine_initial), the accumulation's waves of resident threads (see
-  // plan_chunks_kernel), and a forced window width 4..22 (0: the cost model, choose_window).
+  // (0: each field's affine_initial) and the accumulation's waves of resident threads (see
+  // plan_chunks_kernel). A forced window width 4..22 (0: the cost model, choose_window): benchmarks,
+  // and CUZK_GPU_WINDOW=c (a measuring knob: every MSM whose cap allows c).
   int affine_blocks = 0;
   uint32_t accumulate_waves = 2;
   uint32_t window = 0;
@@ -87,6 +88,7 @@ struct gpu_tuning_t {
     if (const char* v = std::getenv("CUZK_GPU_ACC_LANES"))
       t.affine_lanes = uint32_t(std::clamp(std::atoi(v), 1, gpu_affine_lanes_max));
     if (const char* v = std::getenv("CUZK_GPU_ACC_BLOCKS")) t.xyzz_blocks = std::atoi(v);
+    if (const char* v = std::getenv("CUZK_GPU_WINDOW")) t.window = uint32_t(std::clamp(std::atoi(v), 0, 22));
     t.ntt = ntt_variant(env_or_empty("CUZK_GPU_NTT"));
     return t;
   }

@@ -161,6 +161,19 @@ function blockBytes(mb: number, nbits: number, xyzz: number[], maxC: number): { 
  * its window at most `maxC` bits wide. */
 export function msmScratchBytes(count: number, xyzz: number[], maxC = 22): number {
   if (count === 0) return 0;
+  // pure and called for every proof (a placement per job: pipeline.ts placeOn), ~3 ms a call over its
+  // 256 bit lengths: remembered (a process sees a few key shapes)
+  const memo = `${count}:${xyzz.join(',')}:${maxC}`;
+  const known = scratchMemo.get(memo);
+  if (known !== undefined) return known;
+  if (scratchMemo.size >= 4096) scratchMemo.clear();
+  const bytes = worstMsmScratchBytes(count, xyzz, maxC);
+  scratchMemo.set(memo, bytes);
+  return bytes;
+}
+const scratchMemo = new Map<string, number>();
+
+function worstMsmScratchBytes(count: number, xyzz: number[], maxC: number): number {
   let worst = 0;
   for (let nbits = 1; nbits <= 256; nbits++) {
     let pairs = 0;

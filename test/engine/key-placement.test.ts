@@ -138,6 +138,17 @@ describe('placeKey', () => {
     assert.equal(msmScratchBytes(0, [128]), 0);
   });
 
+  it('remembers MSM scratch by every argument (a placement is made per job)', () => {
+    const m = 2 ** 19 + 3;
+    const calls: [number, number[], number][] = [[m, [128], 22], [m, [128], CHUNK_MAX_WINDOW], [m, [256, 128], 22], [m + 1, [128], 22], [m, [128, 256], 22]];
+    const first = calls.map(([n, x, c]) => msmScratchBytes(n, x, c));
+    assert.ok(first[0]! !== first[1]! || first[0]! !== first[2]!, 'the arguments change the answer');
+    assert.ok(first[2]! > first[0]!);
+    // asked again in another order: the same answers, none taken for another's
+    const again = [...calls].reverse().map(([n, x, c]) => msmScratchBytes(n, x, c)).reverse();
+    assert.deepEqual(again, first);
+  });
+
   it('names a bad option in one line', () => {
     assert.throws(() => checkPlacementOptions({ residency: 'sometimes' as 'auto' }), /gpu.keyResidency must be 'auto', 'resident' or 'streamed', not "sometimes"/);
     assert.throws(() => checkPlacementOptions({ chunkPoints: 0 }), /gpu.streamChunkPoints must be an integer in 1\.\.2147483647, not 0/);
