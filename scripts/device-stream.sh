@@ -91,11 +91,11 @@ case ${1:-} in
     for n in res-serial-24 b6g-serial-24; do
       grep -E "^cuzk (msm|chunk)" "$OUT/bench-$n.err" > "$OUT/phases-$n.txt"
       last=$([[ $n == res-serial-24 ]] && echo 5 || echo 40)
-      echo "--- $n: the last proof's $last bucket passes (the first 6, then sums by point size)"
+      echo "--- $n: the last proof's $last bucket passes (a few, then sums by point size)"
       grep "^cuzk msm" "$OUT/phases-$n.txt" | tail -n "$last" | awk -v n="$last" 'n == 5 || NR == 1 || (NR >= 9 && NR <= 12) || NR == 25 || NR == 33'
       grep "^cuzk msm" "$OUT/phases-$n.txt" | tail -n "$last" | awk '{ k = $3; a[k] += $(NF-7); j[k] += $(NF-5); r[k] += $(NF-3); h[k] += $(NF-1); c[k]++ } END { for (k in a) printf "    %s points, %d passes: accumulate %.1f join %.1f reduce %.1f host %.1f ms\n", k, c[k], a[k], j[k], r[k], h[k] }'
     done
-    step "2^24: resident, a 6 GiB budget by window width"
+    step "2^24: resident, a 6 GiB budget"
     bench resident-24 24 300
     bench budget6g-24 24 300 --memory-gpu-bytes $((6 * 2**30))
     [[ ${WINDOWS:-0} == 1 ]] && for c in 13 15 16 17; do CUZK_GPU_WINDOW=$c bench b6g-c$c-24 24 300 --memory-gpu-bytes $((6 * 2**30)); done

@@ -13,11 +13,11 @@
 // queued, so the arena frees a slot only after its last copy, also when the reader threw.
 #pragma once
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
 #include "../util/gpu.hpp"
+#include "../util/gpu_tuning.hpp"
 
 namespace cuzk {
 
@@ -71,7 +71,7 @@ class chunk_ring_t {
   // CUZK_TRACE_CHUNKS=1: per-chunk events (copies here, the readers' in msm_stream_gpu.cuh), printed
   // on stderr by the readers once their stream has finished: where a streamed MSM's time goes.
   static bool tracing() {
-    static const bool on = [] { const char* v = std::getenv("CUZK_TRACE_CHUNKS"); return v && *v && *v != '0'; }();
+    static const bool on = env_flag("CUZK_TRACE_CHUNKS");
     return on;
   }
   // With tracing, the ms from the ring's start to chunk k's copy start (|end| false) or end (both complete).

@@ -9,6 +9,7 @@
 // it so). Sets that weigh the same scalars (B2 and B1) are chunked at the same boundaries, one ring
 // chunk holding both sets' points, and share each chunk's scalar plan.
 #pragma once
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -122,7 +123,6 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
     const size_t p0 = k * chunk, cnt = std::min(chunk, n - p0);
     const size_t r = streams ? ring->take() : 0;
     if (trace) {
-      if (k == 0 && first_after) CUZK_CUDA_OK(cudaStreamWaitEvent(st, first_after, 0));
       trace->chunk(st, streams ? r : SIZE_MAX);
       trace->mark(0, st);
     }

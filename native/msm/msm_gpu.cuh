@@ -18,7 +18,6 @@
 #pragma once
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -29,16 +28,17 @@
 namespace cuzk {
 namespace msm_gpu {
 
-// Pippenger's bucket pass over |pts| for sorted digits |sd|; returns the nwin window sums
-// sum_b (b+1)·B_b (device, in |ar|), window w weighing 2^(c·w). The points are first read by the
-// accumulation, which waits for |points_ready| (if given) so the digits and the sort overlap the upload.
-// Tracing (CUZK_TRACE_MSM): events recorded before the join and after it (before the reduction), and
-// the accumulation's chunk length and largest bucket read back.
+// A bucket pass's trace (CUZK_TRACE_MSM, msm_tracing): its events (start, before the join, after it,
+// after the reduction) and the accumulation's chunk length and largest bucket read back.
 struct pass_trace_t {
   gpu_event_t start, joining, joined, reduced;
   uint32_t chunk_len = 0, maxc = 0;
 };
 
+// Pippenger's bucket pass over |pts| for sorted digits |sd|; returns the nwin window sums
+// sum_b (b+1)·B_b (device, in |ar|), window w weighing 2^(c·w). The points are first read by the
+// accumulation, which waits for |points_ready| (if given) so the digits and the sort overlap the upload.
+// |trace| (if given) gets its joining and joined events and the two counts.
 template <class DF>
 const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const sorted_digits_t& sd,
                                cudaEvent_t points_ready, const gpu_tuning_t& tuning, pass_trace_t* trace = nullptr) {
@@ -59,10 +59,10 @@ const dxyzz_t<DF>* bucket_sums(dev_arena_t& ar, const daffine_t<DF>* pts, const 
   return window_sums<DF>(ar, buckets, sd.nwin, sd.half);
 }
 
-// CUZK_TRACE_MSM=1: one line per bucket pass on stderr (its scalars, window, pairs and the ms of its
-// accumulation, reduction and host combination): where an MSM's time goes, by size.
+// CUZK_TRACE_MSM=1: one line per bucket pass on stderr (its scalars, window, pairs, chunk length L,
+// largest bucket and the ms of its accumulation, join, reduction and host combination).
 inline bool msm_tracing() {
-  static const bool on = [] { const char* v = std::getenv("CUZK_TRACE_MSM"); return v && *v && *v != '0'; }();
+  static const bool on = env_flag("CUZK_TRACE_MSM");
   return on;
 }
 

@@ -87,8 +87,9 @@ acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
 
 // Accumulates the sorted pairs |sd| over |pts| into |buckets| (nwin·2^(c-1) of them, zeroed by the
 // caller), heads and tails (|plan|.max_chunks each) by the kernel |plan| says (accumulation_plan),
-// then joins the buckets that cross chunks (|before_join|, if given, recorded between the two). The kernel waits for |points_ready| (if given), the first
-// read of the points, so the digits and the sort overlap their upload.
+// then joins the buckets that cross chunks (|before_join|, if given, recorded between the two). The
+// kernel waits for |points_ready| (if given), the first read of the points, so the digits and the sort
+// overlap their upload.
 // The XYZZ pass aims at |tuning|.accumulate_waves waves of resident threads (chunks), bounding the
 // re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
 // ~2% to a sixth wave 17% full with a fixed 2^18); benchmarks may set it (default 2;

@@ -39,6 +39,12 @@ inline constexpr const char* ntt_variant_default = "base";
 // The most lanes a batch-affine thread can be given (msm/affine_lanes.hpp's lanes_max).
 constexpr int gpu_affine_lanes_max = 64;
 
+// An on/off measuring knob: |name| set, non-empty and not "0" (read once by each caller's static).
+inline bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && *v != '0';
+}
+
 struct gpu_tuning_t {
   // The automatic entry points (api/gpu_dispatch.cu). CUZK_GPU: 0 or off → 0 (keep them on the CPU),
   // force → 2 (every size on the GPU), else 1 (by size). CUZK_GPU_MIN_LG=k: one size threshold (2^k)
