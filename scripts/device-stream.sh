@@ -82,7 +82,7 @@ case ${1:-} in
     ratio budget6g-24 resident-24
     ;;
   phases)  # where a chunk-MSM's time goes against the resident MSM's (CUZK_TRACE_MSM: each bucket pass's
-    # accumulation, reduction and host combination; CUZK_TRACE_CHUNKS: each chunk's copy and compute), serial,
+    # accumulation, join and merge, each MSM's reduction and host combination; CUZK_TRACE_CHUNKS: each chunk's copy and compute), serial,
     # then the 6 GiB budget against resident (WINDOWS=1: also by forced window width, CUZK_GPU_WINDOW)
     export CUZK_TRACE_PROVE=1
     step "2^24 serial, traced: resident and a 6 GiB budget"
@@ -91,9 +91,10 @@ case ${1:-} in
     for n in res-serial-24 b6g-serial-24; do
       grep -E "^cuzk (msm|chunk)" "$OUT/bench-$n.err" > "$OUT/phases-$n.txt"
       last=$([[ $n == res-serial-24 ]] && echo 5 || echo 40)
-      echo "--- $n: the last proof's $last bucket passes (a few, then sums by point size)"
-      grep "^cuzk msm" "$OUT/phases-$n.txt" | tail -n "$last" | awk -v n="$last" 'n == 5 || NR == 1 || (NR >= 9 && NR <= 12) || NR == 25 || NR == 33'
-      grep "^cuzk msm" "$OUT/phases-$n.txt" | tail -n "$last" | awk '{ k = $3; a[k] += $(NF-7); j[k] += $(NF-5); r[k] += $(NF-3); h[k] += $(NF-1); c[k]++ } END { for (k in a) printf "    %s points, %d passes: accumulate %.1f join %.1f reduce %.1f host %.1f ms\n", k, c[k], a[k], j[k], r[k], h[k] }'
+      echo "--- $n: the last proof's $last bucket passes (a few, then sums by point size) and its 5 MSMs' reductions"
+      grep "^cuzk msm " "$OUT/phases-$n.txt" | tail -n "$last" | awk -v n="$last" 'n == 5 || NR == 1 || (NR >= 9 && NR <= 12) || NR == 25 || NR == 33'
+      grep "^cuzk msm " "$OUT/phases-$n.txt" | tail -n "$last" | awk '{ k = $3; a[k] += $(NF-5); j[k] += $(NF-3); m[k] += $(NF-1); c[k]++ } END { for (k in a) printf "    %s points, %d passes: accumulate %.1f join %.1f merge %.1f ms\n", k, c[k], a[k], j[k], m[k] }'
+      grep "^cuzk msm-sum " "$OUT/phases-$n.txt" | tail -n 5 | awk '{ k = $3; r[k] += $(NF-3); h[k] += $(NF-1); c[k]++ } END { for (k in r) printf "    %s points, %d MSMs: reduce %.1f host %.1f ms\n", k, c[k], r[k], h[k] }'
     done
     step "2^24: resident, a 6 GiB budget"
     bench resident-24 24 300

@@ -1,7 +1,7 @@
 // MSMs over a key's point sets where a set may be streamed (key_gpu.cuh): the points [0, n) are
-// taken in chunks of the placement's chunk_points, and the MSM is the sum over chunks of the MSMs over
-// each chunk's points, its scalars and mask offset to the chunk (group sums are exact in any order,
-// so the result, and the proof, is the resident path's). A streamed set's chunk is read from the key's
+// taken in chunks of the placement's chunk_points, each chunk's bucket pass over its points, scalars
+// and mask added into buckets kept over the whole set (one window width, one reduction a set: group
+// sums are exact in any order, so the result, and the proof, is the resident path's). A streamed set's chunk is read from the key's
 // page-locked host section through its stream's staging ring (chunk_ring_gpu.cuh, whose plan
 // prove_gpu.cu makes in the order the chunks are read here), its upload overlapping the work on the
 // chunks before; a resident set's chunk is a range of its device points. Every MSM of a streamed key
@@ -61,9 +61,12 @@ inline void plan_set(std::vector<chunk_ring_t::chunk_t>& plan, size_t first, con
   }
 }
 
-// The widest window of a chunk's MSM: the model's choice for 2^20-2^22 full-width scalars (16-17),
-// so the cap only bounds the buckets of odd widths (key-placement.ts CHUNK_MAX_WINDOW).
-constexpr uint32_t chunk_max_window = 17;
+// The widest window of a chunk's MSM (key-placement.ts CHUNK_MAX_WINDOW): each point set keeps its
+// buckets over the chunks, (256 + c) / c windows of 2^(c-1), so B2's and B1's at once; 16 bits holds
+// them to ~214 MiB (BN254) where the model's 17 for 2^21 full-width scalars would take ~400, and costs
+// a few per cent at most (H100, 2^24 under 6 GiB, every MSM at c = 16: 411 ms of device against 425
+// at the model's widths).
+constexpr uint32_t chunk_max_window = 16;
 
 // With CUZK_TRACE_CHUNKS, one line per chunk (|what| names the MSM): ms from the ring's start (or
 // the first chunk's) to its copy's start and end, its plan's start and end, and each set's MSM end.
@@ -119,6 +122,12 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
   const size_t chunks = (n + chunk - 1) / chunk;
   std::unique_ptr<chunk_trace_t> trace;
   if (chunk_ring_t::tracing()) trace.reset(new chunk_trace_t{what, ring, {}, {}, {}});
+  // a set's buckets are kept over its chunks, every chunk planned at the first's window width, so each
+  // set is reduced once (msm_gpu.cuh bucket_sum_t; key-placement.ts counts them beside a chunk's scratch)
+  dev_arena_t ar_sums(st);
+  msm_gpu::bucket_sum_t<G1> sum1(ar_sums, 256);
+  std::unique_ptr<msm_gpu::bucket_sum_t<G2>> sum2;
+  if (s2) sum2.reset(new msm_gpu::bucket_sum_t<G2>(ar_sums, 256));
   for (size_t k = 0; k < chunks; k++) {
     const size_t p0 = k * chunk, cnt = std::min(chunk, n - p0);
     const size_t r = streams ? ring->take() : 0;
@@ -132,17 +141,21 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
       return s.dev ? s.dev + p0 : reinterpret_cast<const A*>(ring->slot(r) + s.at);
     };
     auto ready = [&](const auto& s) { return s.dev ? cudaEvent_t(nullptr) : ring->ready(r); };
-    dev_arena_t ar_k(st);  // the chunk's plan and MSM scratch, freed in stream order
+    dev_arena_t ar_k(st);  // the chunk's plan and pass scratch, freed in stream order
+    gpu_tuning_t width = gpu_tuning();
+    if (sum1.width()) width.window = sum1.width();
     const msm_gpu::msm_scalars_t plan =
-        msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr, gpu_tuning(), chunk_max_window);
+        msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr, width, chunk_max_window);
     if (k == 0 && first_after) CUZK_CUDA_OK(cudaStreamWaitEvent(st, first_after, 0));
     if (trace) trace->mark(1, st);
-    if (s2) *out2 = out2->add(msm_planned<G2>(ar_k, points(*s2), plan, ready(*s2)));
+    if (s2) sum2->add(ar_k, points(*s2), plan, ready(*s2), gpu_tuning());
     if (trace) trace->mark(2, st);
-    out1 = out1.add(msm_planned<G1>(ar_k, points(s1), plan, ready(s1)));
+    sum1.add(ar_k, points(s1), plan, ready(s1), gpu_tuning());
     if (trace) trace->mark(3, st);
     if (streams) ring->done(r);
   }
+  if (s2) *out2 = sum2->finish();
+  out1 = sum1.finish();
   if (trace) {
     CUZK_CUDA_OK(cudaStreamSynchronize(st));
     trace->print();

@@ -87,9 +87,8 @@ acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
 
 // Accumulates the sorted pairs |sd| over |pts| into |buckets| (nwin·2^(c-1) of them, zeroed by the
 // caller), heads and tails (|plan|.max_chunks each) by the kernel |plan| says (accumulation_plan),
-// then joins the buckets that cross chunks (|before_join|, if given, recorded between the two). The
-// kernel waits for |points_ready| (if given), the first read of the points, so the digits and the sort
-// overlap their upload.
+// then joins the buckets that cross chunks (|before_join|, if given, recorded between the two). The kernel waits for |points_ready| (if given), the first read of the points, so
+// the digits and the sort overlap their upload.
 // The XYZZ pass aims at |tuning|.accumulate_waves waves of resident threads (chunks), bounding the
 // re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
 // ~2% to a sixth wave 17% full with a fixed 2^18); benchmarks may set it (default 2;
@@ -98,7 +97,8 @@ acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
 template <class DF>
 void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cudaEvent_t points_ready,
                         const gpu_tuning_t& tuning, const acc_plan_t& plan, dxyzz_t<DF>* buckets, dxyzz_t<DF>* heads,
-                        dxyzz_t<DF>* tails, uint32_t* chunk_len, cudaStream_t st, cudaEvent_t before_join = nullptr) {
+                        dxyzz_t<DF>* tails, uint32_t* chunk_len, cudaStream_t st,
+                        cudaEvent_t before_join = nullptr) {
   const size_t max_chunks = plan.max_chunks;
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
   plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, plan.target, chunk_len);
@@ -116,9 +116,27 @@ void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cud
     CUZK_CUDA_LAUNCHED();
   }
   if (before_join) CUZK_CUDA_OK(cudaEventRecord(before_join, st));
-  join_chunks_kernel<DF><<<ceil_div(max_chunks, size_t(128)), 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, heads,
-                                                                           tails, buckets);
+  // the rounds past a run's members return at once: a grid of a few blocks per SM, strided
+  const uint32_t rounds = join_rounds_for(sd.npairs / sd.nwin);
+  const unsigned round_blocks = std::min<unsigned>(acc_blocks, 4 * unsigned(gpu_info().sm_count));
+  for (uint32_t r = 0; r < rounds; r++) {
+    join_round_kernel<DF><<<round_blocks, 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, sd.maxc, r, tails);
+    CUZK_CUDA_LAUNCHED();
+  }
+  join_chunks_kernel<DF><<<acc_blocks, 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, sd.maxc, rounds, heads, tails,
+                                                     buckets);
   CUZK_CUDA_LAUNCHED();
+}
+
+// into[i] += from[i], i < count: a bucket pass's buckets added into the buckets kept over passes of
+// the same window width (msm_gpu.cuh bucket_sum_t), one general addition a bucket, coalesced.
+template <class DF>
+__global__ void __launch_bounds__(128) add_buckets_kernel(dxyzz_t<DF>* into, const dxyzz_t<DF>* from, size_t count) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  dxyzz_t<DF> a = into[i];
+  a.add(from[i]);
+  into[i] = a;
 }
 
 }  // namespace msm_gpu

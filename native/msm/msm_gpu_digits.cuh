@@ -201,9 +201,12 @@ inline msm_scalars_t msm_scalars(dev_arena_t& ar, const uint32_t* sc, size_t cou
   p.n1 = h_cnt[1];
   p.nbits = h_cnt[2];
   p.one = one;
+  // every block at the first's width: one set of buckets holds them all (msm_gpu.cuh bucket_sum_t)
+  gpu_tuning_t t = tuning;
   for (size_t b0 = 0; b0 < p.m; b0 += block_scalars) {
     uint32_t mb = uint32_t(std::min<size_t>(block_scalars, p.m - b0));
-    p.blocks.push_back(sort_digits(ar, sc, big + b0, mb, p.nbits, tuning, max_c));
+    p.blocks.push_back(sort_digits(ar, sc, big + b0, mb, p.nbits, t, max_c));
+    t.window = p.blocks.back().c;
   }
   return p;
 }

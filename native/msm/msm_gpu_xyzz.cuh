@@ -1,7 +1,7 @@
 // The GPU MSM's bucket accumulation, step 3, its XYZZ kernel and what both kernels share (the batch-
 // affine kernel: msm_gpu_affine.cuh; which runs: msm_gpu_accumulate.cuh). One thread per chunk of L
 // consecutive sorted pairs (equal work per thread; L >= sqrt of the largest bucket, so a skewed bucket,
-// all-equal scalars, is re-joined in <= L steps), then the buckets that cross chunks re-joined.
+// all-equal scalars, spans <= L chunks), then the buckets that cross chunks re-joined in log depth.
 #pragma once
 #include <algorithm>
 #include <iterator>
@@ -16,8 +16,8 @@ namespace msm_gpu {
 
 // Chunk length L: every accumulation thread takes L consecutive sorted pairs, whatever buckets they
 // belong to, so the threads of a warp do the same number of additions (one thread per bucket made
-// a warp wait for its fullest bucket). L >= sqrt(largest bucket) bounds the serial re-join of a bucket
-// split over chunks. Nearly every chunk ends inside a bucket (buckets hold ~m·nwin/2^(c-1)·nwin
+// a warp wait for its fullest bucket). L >= sqrt(largest bucket) bounds the chunks a bucket spans
+// (and so the join's rounds). Nearly every chunk ends inside a bucket (buckets hold ~m·nwin/2^(c-1)·nwin
 // pairs), so there are about as many re-joins as chunks: L >= E / |threads| keeps the chunks to about
 // |threads| (whole waves of the accumulation's resident threads), so the join pass, a latency-bound
 // one at 5-35% of the SMs (ncu, 8-17 ms of a 2^22-2^24 MSM at L = 32), stays small. |threads| 0: no such bound.
@@ -64,31 +64,85 @@ __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_kernel(const daffi
   else buckets[cur] = acc;
 }
 
-// One thread per chunk whose last run goes on into the next chunk and began in this one: the run's
-// bucket = its tail here + the tails of the through chunks after it + the head of the chunk it ends in.
+// The join, in log depth (a skewed bucket, the dev witness's small values, spans ~sqrt(its size)
+// chunks: one thread adding their tails one after another took 2.3 ms of each 2^21-point G2 chunk-MSM).
+// A chunk is a member of a run when the run goes on from it into the next chunk (tails[t] holds a
+// part of it); a run's members are the chunks t0..t1-1 before the chunk t1 it ends in (heads[t1] its
+// last part). join_round_kernel, for strides s = 1, 2, 4, ..., 2^(R-1), in place: each member t with
+// t mod 2s = 0 adds tails[t + s] when chunk t + s is a member of the same run (the readers, t + s mod 2s
+// = s, are never written in that round). After R rounds tails[u] sums the members u..u + 2^k - 1 of
+// its run, 2^k = min(u's largest power-of-two divisor, 2^R), so join_chunks_kernel walks a run in
+// blocks of that size: at most ~2R + span / 2^R additions against span. A run of at most maxc pairs
+// has at most ceil(maxc / L) members, so rounds of a stride past that return at once.
+__device__ __forceinline__ uint32_t join_members_bound(const uint32_t* maxc, uint32_t L) { return (*maxc + L - 1) / L; }
+
+// Chunk u is a member of the run |key| (begun before it): its pairs are all |key|'s, the run goes on.
+__device__ __forceinline__ bool through_chunk(const uint32_t* keys, uint32_t E, uint32_t L, size_t u, uint32_t key) {
+  size_t ub = u * L;
+  if (ub >= E) return false;
+  uint32_t ue = uint32_t(min(ub + L, size_t(E)));
+  return keys[ub] == key && keys[ue - 1] == key && ue < E && keys[ue] == key;
+}
+
+// Round |r| of the join (stride s = 2^r): tails[t] += tails[t + s] for the members t = 0 mod 2s whose
+// run has chunk t + s as a member too. Grid-stride over t = 2s·i.
+template <class DF>
+__global__ void __launch_bounds__(128) join_round_kernel(const uint32_t* keys, const uint32_t* e_p,
+                                                         const uint32_t* chunk_len, const uint32_t* maxc, uint32_t r,
+                                                         dxyzz_t<DF>* tails) {
+  const uint32_t E = *e_p, L = *chunk_len;
+  const size_t s = size_t(1) << r;
+  if (s >= join_members_bound(maxc, L)) return;
+  const size_t chunks = (size_t(E) + L - 1) / L;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; 2 * s * i < chunks; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t t = 2 * s * i;
+    const uint32_t e = uint32_t(min((t + 1) * L, size_t(E)));
+    if (e >= E || keys[e] != keys[e - 1]) continue;  // not a member
+    if (!through_chunk(keys, E, L, t + s, keys[e - 1])) continue;
+    dxyzz_t<DF> acc = tails[t];
+    acc.add(tails[t + s]);
+    tails[t] = acc;
+  }
+}
+
+// The members tails[u] sums after the rounds: u's largest power-of-two divisor, at most |top| = 2^R
+// (every power divides 0).
+__device__ __forceinline__ size_t join_block(size_t u, size_t top) { return u ? min(u & (~u + 1), top) : top; }
+
+// One thread per chunk whose last run goes on into the next chunk and began in this one (a run's
+// first member t0): the run's bucket = its members' tails, in the blocks the |rounds| rounds summed,
+// + the head of the chunk t1 its last pair is in (a binary search over at most maxc keys).
 template <class DF>
 __global__ void join_chunks_kernel(const uint32_t* keys, const uint32_t* e_p, const uint32_t* chunk_len,
-                                   const dxyzz_t<DF>* heads, const dxyzz_t<DF>* tails, dxyzz_t<DF>* buckets) {
+                                   const uint32_t* maxc, uint32_t rounds, const dxyzz_t<DF>* heads,
+                                   const dxyzz_t<DF>* tails, dxyzz_t<DF>* buckets) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, E = *e_p, L = *chunk_len;
   size_t b = size_t(t) * L;
   if (b >= E) return;
   uint32_t e = uint32_t(min(b + L, size_t(E)));
-  if (e >= E || keys[e] != keys[e - 1]) return;           // no run goes on from here
+  if (e >= E || keys[e] != keys[e - 1]) return;                          // no run goes on from here
   if (b > 0 && keys[b - 1] == keys[b] && keys[b] == keys[e - 1]) return;  // a through chunk
-  uint32_t key = keys[e - 1];
-  dxyzz_t<DF> acc = tails[t];
-  for (uint32_t u = t + 1;; u++) {
-    size_t ub = size_t(u) * L;
-    uint32_t ue = uint32_t(min(ub + L, size_t(E)));
-    bool through = keys[ub] == key && keys[ue - 1] == key && ue < E && keys[ue] == key;
-    if (through) {
-      acc.add(tails[u]);
-    } else {
-      acc.add(heads[u]);
-      break;
-    }
+  const uint32_t key = keys[e - 1];
+  // the run's last pair: keys[lo] == key, keys[hi] != key (or hi == E); a run is at most maxc long
+  uint32_t lo = e - 1, hi = uint32_t(min(size_t(lo) + *maxc, size_t(E)));
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] == key) lo = mid;
+    else hi = mid;
   }
+  const size_t t1 = lo / L, top = size_t(1) << rounds;
+  dxyzz_t<DF> acc = tails[t];
+  for (size_t u = t + join_block(t, top); u < t1; u += join_block(u, top)) acc.add(tails[u]);
+  acc.add(heads[t1]);
   buckets[key] = acc;
+}
+
+// The join's rounds for a block of |m| scalars: a run has at most ceil(maxc / L) <= sqrt(m) + 1
+// members (maxc <= m, L > sqrt(maxc)), so 2^rounds >= sqrt(m) + 1 makes every run's walk ~2R steps.
+inline uint32_t join_rounds_for(size_t m) {
+  uint32_t r = 0;
+  while ((size_t(1) << (2 * r)) < m + 2 * (size_t(1) << r) + 1) r++;  // (2^r)^2 >= (sqrt(m) + 1)^2
+  return r;
 }
 
 // Threads of |kernel| (blocks of |block| threads) resident at once on the current device: its

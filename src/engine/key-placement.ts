@@ -107,7 +107,7 @@ const BLOCK_SCALARS = 2 ** 26;
 const MSM_SLACK = 16 * 2 ** 20;  // CUB's small temporaries (selection, run lengths, scans) and rounding
 
 /** The widest window of a streamed key's chunked MSMs (native msm_stream_gpu.cuh chunk_max_window). */
-export const CHUNK_MAX_WINDOW = 17;
+export const CHUNK_MAX_WINDOW = 16;
 
 /** The window width native choose_window picks for m scalars of nbits bits (the same cost model), at most maxC. */
 export function chooseWindow(m: number, nbits: number, maxC = 22): number {
@@ -188,6 +188,20 @@ function worstMsmScratchBytes(count: number, xyzz: number[], maxC: number): numb
   return worst + MSM_SLACK;
 }
 
+/** Device bytes of the buckets a chunked MSM keeps over its chunks, one set of them per point set
+ * (native msm_stream_gpu.cuh msm_sets, msm_gpu.cuh bucket_sum_t): the width is the first chunk's (at
+ * most CHUNK_MAX_WINDOW bits, the widest when all of a chunk's scalars are above 1), the windows room
+ * for 256-bit scalars, (256 + c) / c. */
+export function keptBucketsBytes(chunkPoints: number, xyzz: number[]): number {
+  if (chunkPoints === 0) return 0;
+  let worst = 0;
+  for (let nbits = 1; nbits <= 256; nbits++) {
+    const c = chooseWindow(chunkPoints, nbits, CHUNK_MAX_WINDOW);
+    worst = Math.max(worst, Math.floor((256 + c) / c) * 2 ** (c - 1));
+  }
+  return worst * xyzz.reduce((s, x) => s + x, 0);
+}
+
 /** A proof's own device buffers: A ‖ B, C, the transforms' scratch (then the H scalars), the witness. */
 function proofVectorsBytes(domainSize: number, nVars: number): number {
   return 4 * domainSize * 32 + nVars * 32 + (64 << 20);
@@ -202,24 +216,30 @@ export function deviceScratchBytes(domainSize: number, nVars: number, n8q = 32):
 
 /** Device scratch of one phase-2 call when `streamed` sets are read in chunks of `chunkPoints`
  * points: with any set streamed every MSM runs chunk by chunk (resident sets' too, native chunk_for),
- * each chunk's plan and buckets freed before the next, its window at most CHUNK_MAX_WINDOW bits. */
+ * each chunk's plan and bucket pass freed before the next, its window at most CHUNK_MAX_WINDOW bits,
+ * beside the buckets each point set keeps over its chunks. */
 export function proofScratchBytes(k: KeyShape, streamed: ReadonlySet<KeySet>, chunkPoints: number): number {
   const x1 = 2 * k.g1Bytes;  // a bucket: XYZZ, 4 coordinates
   const x2 = 2 * k.g2Bytes;
   const chunked = streamed.size > 0;
-  const msm = (n: number, xyzz: number[]) => (chunked ? msmScratchBytes(Math.min(n, chunkPoints), xyzz, CHUNK_MAX_WINDOW) : msmScratchBytes(n, xyzz));
+  const msm = (n: number, xyzz: number[]) => {
+    if (!chunked) return msmScratchBytes(n, xyzz);
+    const pts = Math.min(n, chunkPoints);
+    return msmScratchBytes(pts, xyzz, CHUNK_MAX_WINDOW) + keptBucketsBytes(pts, xyzz);
+  };
   const witness = Math.max(msm(k.nVars, [x2, x1]), msm(k.nVars, [x1]), msm(Math.max(0, k.nVars - k.nPublic - 1), [x1]));
   return proofVectorsBytes(k.domainSize, k.nVars) + witness + msm(k.domainSize, [x1]);
 }
 
-/** Points per chunk tried, largest first: per-chunk costs (a sort's fixed work, a bucket reduction, two
- * host synchronisations) stay small from 2^20 on; smaller chunks only when nothing larger fits. */
+/** Points per chunk tried, largest first: per-chunk costs (a sort's fixed work, a bucket merge, a host
+ * synchronisation) stay small from 2^20 on; smaller chunks only when nothing larger fits. */
 const CHUNKS = [2 ** 22, 2 ** 21, 2 ** 20, 2 ** 19, 2 ** 18, 2 ** 17, 2 ** 16];
 /** Measured pinned H2D rate (shared/perf/h200.md), and what a chunk of an MSM costs beyond its share of
- * the whole set's MSM, to weigh plans: a chunk's sort and window reduction are those of a smaller MSM
- * (its window narrower, its reduction not shared), and it takes two or three host synchronisations;
- * H200 2026-12-02, 2^24 in chunks of 2^18: ~2.3 ms a chunk-MSM over the resident proof, so about 1 ms
- * at the 2^20-2^22 chunks the plans pick (a synthesis chunk costs next to nothing: not counted). */
+ * the whole set's MSM, to weigh plans: a chunk's sort is that of a smaller MSM (its window narrower),
+ * its accumulation runs short of threads, and it takes a host synchronisation (the window reduction is
+ * once a set since session 18); H200 2026-12-02, 2^24 in chunks of 2^18: ~2.3 ms a chunk-MSM over the
+ * resident proof then, so about 1 ms at the 2^20-2^22 chunks the plans pick (a synthesis chunk costs
+ * next to nothing: not counted). */
 const H2D_BYTES_PER_MS = 55e6;
 const CHUNK_MS = 1;
 
