@@ -194,13 +194,24 @@ function worstMsmScratchBytes(count: number, xyzz: number[], maxC: number): numb
  * for 256-bit scalars, (256 + c) / c. */
 export function keptBucketsBytes(chunkPoints: number, xyzz: number[]): number {
   if (chunkPoints === 0) return 0;
+  return keptBuckets(chunkPoints) * xyzz.reduce((s, x) => s + x, 0);
+}
+
+/** The most buckets one set keeps over chunks of `chunkPoints`, at worst over the scalars' width;
+ * remembered (placeKey runs per job and asks for a few chunk lengths: ~1.7 ms a placement otherwise). */
+function keptBuckets(chunkPoints: number): number {
+  const known = keptMemo.get(chunkPoints);
+  if (known !== undefined) return known;
   let worst = 0;
   for (let nbits = 1; nbits <= 256; nbits++) {
     const c = chooseWindow(chunkPoints, nbits, CHUNK_MAX_WINDOW);
     worst = Math.max(worst, Math.floor((256 + c) / c) * 2 ** (c - 1));
   }
-  return worst * xyzz.reduce((s, x) => s + x, 0);
+  if (keptMemo.size >= 4096) keptMemo.clear();
+  keptMemo.set(chunkPoints, worst);
+  return worst;
 }
+const keptMemo = new Map<number, number>();
 
 /** A proof's own device buffers: A ‖ B, C, the transforms' scratch (then the H scalars), the witness. */
 function proofVectorsBytes(domainSize: number, nVars: number): number {

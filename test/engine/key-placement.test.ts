@@ -154,6 +154,19 @@ describe('placeKey', () => {
     assert.deepEqual(again, first);
   });
 
+  it('remembers the kept buckets by chunk length, each answer its own', () => {
+    const chunks = [2 ** 12, 2 ** 16, 2 ** 21];
+    const first = chunks.map((n) => keptBucketsBytes(n, [128]));
+    chunks.forEach((n, i) => {
+      // at least the full-width scalars' window, at most the widest window's
+      const c = chooseWindow(n, 256, CHUNK_MAX_WINDOW);
+      assert.ok(first[i]! >= Math.floor((256 + c) / c) * 2 ** (c - 1) * 128, `${n}: ${first[i]}`);
+      assert.ok(first[i]! <= Math.floor((256 + CHUNK_MAX_WINDOW) / CHUNK_MAX_WINDOW) * 2 ** (CHUNK_MAX_WINDOW - 1) * 128, `${n}: ${first[i]}`);
+    });
+    assert.deepEqual([...chunks].reverse().map((n) => keptBucketsBytes(n, [128])).reverse(), first);
+    assert.deepEqual(chunks.map((n) => keptBucketsBytes(n, [256, 128])), first.map((b) => 3 * b));
+  });
+
   it('names a bad option in one line', () => {
     assert.throws(() => checkPlacementOptions({ residency: 'sometimes' as 'auto' }), /gpu.keyResidency must be 'auto', 'resident' or 'streamed', not "sometimes"/);
     assert.throws(() => checkPlacementOptions({ chunkPoints: 0 }), /gpu.streamChunkPoints must be an integer in 1\.\.2147483647, not 0/);
