@@ -10,17 +10,19 @@ what=${1:-all}
 export CUZK_LOG=${CUZK_LOG:-warn}
 # benches name the commit they measured: the carried core's when `build` installed one (this copy's .git may be stale)
 if [[ -z ${CUZK_COMMIT:-} && -f build/carry/commit ]] &&
-   { [[ -f build/carry/libcuzk_cuda.so.xz && ( $what == build || $what == all ) ]] || [[ -f build/native/.carried ]]; }; then
+   { [[ -f build/carry/cuda.tar.xz && ( $what == build || $what == all ) ]] || [[ -f build/native/.carried ]]; }; then
   export CUZK_COMMIT="$(paste -sd' ' build/carry/commit) (carried core)"
 fi
 
 if [[ $what == build || $what == all ]]; then
   step build
   t0=$(date +%s)
-  if [[ -f build/carry/libcuzk_cuda.so.xz ]]; then  # packed by CARRY_CORE=1 scripts/device-carry.sh
+  if [[ -f build/carry/cuda.tar.xz ]] && tar -tJf build/carry/cuda.tar.xz ./libcuzk_cuda.so > /dev/null 2>&1; then
+    # packed by CARRY_CORE=1 scripts/device-carry.sh
     echo "carried CUDA and CPU cores of $(cat build/carry/commit 2>/dev/null | paste -sd' ')"
     mkdir -p build/native
-    for lib in libcuzk_cuda libcuzk_cuda_test libcuzk_cpu libcuzk_cpu_test; do  # the *_test twins: test:gpu's
+    tar -C build/native -xJf build/carry/cuda.tar.xz ./libcuzk_cuda.so ./libcuzk_cuda_test.so  # the *_test twins: test:gpu's
+    for lib in libcuzk_cpu libcuzk_cpu_test; do
       xz -dc build/carry/$lib.so.xz > build/native/$lib.so
     done
     touch build/native/.carried
@@ -46,10 +48,10 @@ fi
 
 if [[ $what == selftest ]]; then  # the kernels alone: gpu_selftest's checks and timings (SELFTEST=sections)
   step "gpu_selftest ${SELFTEST:-field inv msm ntt bench}"
-  if [[ -f build/carry/gpu_selftest.xz ]]; then  # packed by scripts/device-carry.sh: no build here
+  if [[ -f build/carry/cuda.tar.xz ]]; then  # packed by scripts/device-carry.sh: no build here
     echo "carried build of $(cat build/carry/commit 2>/dev/null | paste -sd' ')"
     mkdir -p /tmp/cuzk-st
-    xz -dc build/carry/gpu_selftest.xz > /tmp/cuzk-st/gpu_selftest && chmod +x /tmp/cuzk-st/gpu_selftest
+    tar -C /tmp/cuzk-st -xJf build/carry/cuda.tar.xz ./gpu_selftest && chmod +x /tmp/cuzk-st/gpu_selftest
     xz -dc build/carry/libcuzk_cpu.so.xz > /tmp/cuzk-st/libcuzk_cpu.so
     st=/tmp/cuzk-st/gpu_selftest cpu=/tmp/cuzk-st/libcuzk_cpu.so
   else

@@ -7,7 +7,7 @@
 #   2. `cuzk bench --partitions 10` lone jobs (one 10-partition job at a time) at 2^22 (and 2^24):
 #      GPU busy in the engine and through a `cuzk serve` child (--remote self, the witness file named
 #      per partition), with the idle gaps of both traces by cause (`cuzk report`'s analysis).
-# Builds the CUDA core unless one was carried (build/carry/libcuzk_cuda.so.xz, from
+# Builds the CUDA core unless one was carried (build/carry/cuda.tar.xz, from
 # `CARRY_CORE=1 bash scripts/device-carry.sh`), compiles dist/ if it is older than src/, and makes the
 # dev fixtures it needs (.cache/bench; 2^24 takes ~90 s there, hence BIG=1).
 # Run there:  source .device/boot.sh && bash scripts/device-prep.sh [all|prove|bench]   (carry .device)
@@ -36,20 +36,8 @@ prove_sizes=${PROVE_SIZES:-$prove_sizes} bench_sizes=${BENCH_SIZES:-$bench_sizes
 [[ $what == bench ]] && prove_sizes=""
 [[ $what == prove ]] && bench_sizes=""
 
-if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  step build
-  t0=$(date +%s)
-  if [[ -f build/carry/libcuzk_cuda.so.xz ]]; then
-    echo "carried cores of $(paste -sd' ' build/carry/commit 2>/dev/null)"
-    mkdir -p build/native
-    for lib in libcuzk_cuda libcuzk_cpu libcuzk_cuda_test; do
-      [[ -f build/carry/$lib.so.xz ]] && xz -dc "build/carry/$lib.so.xz" > "build/native/$lib.so"
-    done
-  else  # the CUDA library and its test twin (the same objects linked again), not the CPU core or gpu_selftest
-    { cmake -S native -B build/native -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON && \
-      cmake --build build/native -j"$(nproc)" --target cuzk_cuda cuzk_cuda_test; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-  fi
-  echo "build: $(( $(date +%s) - t0 )) s"
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then  # a carried core installed, else built (device-check.sh's one road)
+  bash scripts/device-check.sh build || exit 1
 fi
 if [[ ! -f dist/src/cli/run.js || -n $(find src -name '*.ts' -newer dist/src/cli/run.js | head -1) ]]; then
   npm run build:ts > "$OUT/tsc.log" 2>&1 || { tail -20 "$OUT/tsc.log"; exit 1; }

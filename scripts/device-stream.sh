@@ -83,7 +83,8 @@ case ${1:-} in
     ;;
   phases)  # where a chunk-MSM's time goes against the resident MSM's (CUZK_TRACE_MSM: each bucket pass's
     # accumulation, join and merge, each MSM's reduction and host combination; CUZK_TRACE_CHUNKS: each chunk's copy and compute), serial,
-    # then the 6 GiB budget against resident (WINDOWS=1: also by forced window width, CUZK_GPU_WINDOW)
+    # then the 6 GiB budget against resident (WINDOWS=1: also by forced window width, CUZK_GPU_WINDOW;
+    # AB="CUZK_...=v": the serial trace and the pair again under those settings)
     export CUZK_TRACE_PROVE=1
     step "2^24 serial, traced: resident and a 6 GiB budget"
     CUZK_GPU_OVERLAP=serial CUZK_TRACE_MSM=1 JOBS=2 bench res-serial-24 24 300
@@ -101,6 +102,14 @@ case ${1:-} in
     bench budget6g-24 24 300 --memory-gpu-bytes $((6 * 2**30))
     [[ ${WINDOWS:-0} == 1 ]] && for c in 13 15 16 17; do CUZK_GPU_WINDOW=$c bench b6g-c$c-24 24 300 --memory-gpu-bytes $((6 * 2**30)); done
     ratio budget6g-24 resident-24
+    if [[ -n ${AB:-} ]]; then  # AB="NAME=value ...": the same runs again under those settings (an A/B of a knob)
+      step "2^24 under $AB: serial 6 GiB budget traced, then resident and a 6 GiB budget"
+      (export $AB CUZK_GPU_OVERLAP=serial CUZK_TRACE_MSM=1 JOBS=2; bench b6g-serial-ab-24 24 300 --memory-gpu-bytes $((6 * 2**30)))
+      grep "^cuzk msm " "$OUT/bench-b6g-serial-ab-24.err" | tail -n 40 | awk '{ k = $3; a[k] += $(NF-5); j[k] += $(NF-3); m[k] += $(NF-1); c[k]++ } END { for (k in a) printf "    %s points, %d passes: accumulate %.1f join %.1f merge %.1f ms\n", k, c[k], a[k], j[k], m[k] }'
+      (export $AB; bench resident-ab-24 24 300)
+      (export $AB; bench budget6g-ab-24 24 300 --memory-gpu-bytes $((6 * 2**30)))
+      ratio budget6g-ab-24 resident-ab-24
+    fi
     ;;
   26)  # a 2^26 key (minutes of dev-setup) under half its size against resident: issue 32's <= 1.3x
     step "2^26: resident, then a budget of half the key"

@@ -8,8 +8,8 @@
 //    compacted (supraseal's 0/1 split: Groth16 witnesses are mostly 0/1); infinity points are skipped
 //    where points are added, so steps 1-2 need no points and overlap their upload (msm_gpu_host).
 // 2. digits -> (bucket, point|sign) pairs, CUB radix sort by bucket, run-length encode.
-// 3. accumulation: one thread per chunk of L consecutive sorted pairs (equal work per thread; L >= sqrt
-//    of the largest bucket), then the buckets that cross chunks joined in log depth (msm_gpu_xyzz.cuh).
+// 3. accumulation: one thread per chunk of L consecutive sorted pairs (equal work per thread), then
+//    the buckets that cross chunks joined in log depth (msm_gpu_xyzz.cuh).
 // 4. reduction on the GPU, per window sum_b (b+1)·B_b, in levels of K items per thread (see
 //    reduce_level_kernel); the c-bit window combination (Horner) and the 1-sum finish on the host.
 // Scalars are 32-byte little-endian standard-form integers (any 256-bit value), points affine

@@ -62,7 +62,7 @@ constexpr uint32_t max_xyzz_chunks = uint32_t(1) << 19;
 
 // How accumulate_buckets runs over |npairs| pairs: the batch-affine kernel's lanes per thread and
 // threads (lanes 0: the XYZZ kernel), the chunk count the chunk plan aims at (|target|, 0 for no
-// bound: chunks of 32 pairs or sqrt(largest bucket)) and so the most chunks (heads and tails to allocate).
+// bound: chunks of 32 pairs) and so the most chunks (heads and tails to allocate).
 struct acc_plan_t {
   uint32_t lanes = 0, aff_threads = 0, target = 0;
   size_t max_chunks = 0;
@@ -92,7 +92,7 @@ acc_plan_t accumulation_plan(size_t npairs, const gpu_tuning_t& tuning) {
 // The XYZZ pass aims at |tuning|.accumulate_waves waves of resident threads (chunks), bounding the
 // re-joins (see plan_chunks_kernel): whole waves, so the last one is not a partial one (G2 at 2^24 lost
 // ~2% to a sixth wave 17% full with a fixed 2^18); benchmarks may set it (default 2;
-// 0: chunks of 32 pairs or sqrt(largest bucket)). 2 against 4 (gpu_selftest bench, H200): BN254 G1
+// 0: chunks of 32 pairs). 2 against 4 (gpu_selftest bench, H200): BN254 G1
 // 2^24 97.5 / 98.6 ms, G2 2^24 322 / 329, BLS12-381 G2 2^24 592 / 594; 1 is within 1% of 2 either way.
 template <class DF>
 void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cudaEvent_t points_ready,
@@ -101,7 +101,7 @@ void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cud
                         cudaEvent_t before_join = nullptr) {
   const size_t max_chunks = plan.max_chunks;
   unsigned acc_blocks = ceil_div(max_chunks, size_t(128));
-  plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, plan.target, chunk_len);
+  plan_chunks_kernel<<<1, 1, 0, st>>>(sd.maxc, sd.e_p, plan.target, tuning.chunk_sqrt, chunk_len);
   CUZK_CUDA_LAUNCHED();
   if (points_ready) CUZK_CUDA_OK(cudaStreamWaitEvent(st, points_ready, 0));
   if (plan.lanes) {  // one wave of threads, |lanes| chunks each
@@ -117,7 +117,7 @@ void accumulate_buckets(const daffine_t<DF>* pts, const sorted_digits_t& sd, cud
   }
   if (before_join) CUZK_CUDA_OK(cudaEventRecord(before_join, st));
   // the rounds past a run's members return at once: a grid of a few blocks per SM, strided
-  const uint32_t rounds = join_rounds_for(sd.npairs / sd.nwin);
+  const uint32_t rounds = join_rounds_for(sd.npairs / sd.nwin, max_chunks);
   const unsigned round_blocks = std::min<unsigned>(acc_blocks, 4 * unsigned(gpu_info().sm_count));
   for (uint32_t r = 0; r < rounds; r++) {
     join_round_kernel<DF><<<round_blocks, 128, 0, st>>>(sd.keys, sd.e_p, chunk_len, sd.maxc, r, tails);

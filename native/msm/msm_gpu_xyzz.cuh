@@ -1,7 +1,7 @@
 // The GPU MSM's bucket accumulation, step 3, its XYZZ kernel and what both kernels share (the batch-
 // affine kernel: msm_gpu_affine.cuh; which runs: msm_gpu_accumulate.cuh). One thread per chunk of L
-// consecutive sorted pairs (equal work per thread; L >= sqrt of the largest bucket, so a skewed bucket,
-// all-equal scalars, spans <= L chunks), then the buckets that cross chunks re-joined in log depth.
+// consecutive sorted pairs (equal work per thread), then the buckets that cross chunks re-joined in
+// log depth (a skewed bucket, all-equal scalars, may span thousands of chunks).
 #pragma once
 #include <algorithm>
 #include <iterator>
@@ -16,14 +16,16 @@ namespace msm_gpu {
 
 // Chunk length L: every accumulation thread takes L consecutive sorted pairs, whatever buckets they
 // belong to, so the threads of a warp do the same number of additions (one thread per bucket made
-// a warp wait for its fullest bucket). L >= sqrt(largest bucket) bounds the chunks a bucket spans
-// (and so the join's rounds). Nearly every chunk ends inside a bucket (buckets hold ~m·nwin/2^(c-1)·nwin
-// pairs), so there are about as many re-joins as chunks: L >= E / |threads| keeps the chunks to about
-// |threads| (whole waves of the accumulation's resident threads), so the join pass, a latency-bound
-// one at 5-35% of the SMs (ncu, 8-17 ms of a 2^22-2^24 MSM at L = 32), stays small. |threads| 0: no such bound.
+// a warp wait for its fullest bucket). Nearly every chunk ends inside a bucket (buckets hold
+// ~m·nwin/2^(c-1)·nwin pairs), so there are about as many re-joins as chunks: L >= E / |threads| keeps
+// the chunks to about |threads| (whole waves of the XYZZ kernel's resident threads; the batch-affine
+// kernel's lanes × threads), so the join pass, a latency-bound one at 5-35% of the SMs (ncu, 8-17 ms of
+// a 2^22-2^24 MSM at L = 32), stays small. |threads| 0: no such bound. L was held at sqrt(largest
+// bucket) while the join was one thread's chain over the chunks a bucket spans; in log depth it need
+// not be, and the bound cost threads (|sqrt_bound|: CUZK_GPU_CHUNK_SQRT, to measure it again).
 static __global__ void plan_chunks_kernel(const uint32_t* maxc, const uint32_t* e_p, uint32_t threads,
-                                          uint32_t* chunk_len) {
-  uint32_t sq = uint32_t(ceilf(sqrtf(float(*maxc)))) + 1;
+                                          bool sqrt_bound, uint32_t* chunk_len) {
+  uint32_t sq = sqrt_bound ? uint32_t(ceilf(sqrtf(float(*maxc)))) + 1 : 0;
   uint32_t spread = threads ? (*e_p + threads - 1) / threads : 0;
   *chunk_len = max(max(32u, sq), spread);
 }
@@ -64,8 +66,9 @@ __global__ void __launch_bounds__(128, MIN_BLOCKS) accumulate_kernel(const daffi
   else buckets[cur] = acc;
 }
 
-// The join, in log depth (a skewed bucket, the dev witness's small values, spans ~sqrt(its size)
-// chunks: one thread adding their tails one after another took 2.3 ms of each 2^21-point G2 chunk-MSM).
+// The join, in log depth (a skewed bucket, the dev witness's small values or all-equal scalars, spans
+// up to maxc / L chunks: one thread adding their tails one after another took 2.3 ms of each 2^21-point
+// G2 chunk-MSM even with L held at sqrt(maxc)).
 // A chunk is a member of a run when the run goes on from it into the next chunk (tails[t] holds a
 // part of it); a run's members are the chunks t0..t1-1 before the chunk t1 it ends in (heads[t1] its
 // last part). join_round_kernel, for strides s = 1, 2, 4, ..., 2^(R-1), in place: each member t with
@@ -137,11 +140,14 @@ __global__ void join_chunks_kernel(const uint32_t* keys, const uint32_t* e_p, co
   buckets[key] = acc;
 }
 
-// The join's rounds for a block of |m| scalars: a run has at most ceil(maxc / L) <= sqrt(m) + 1
-// members (maxc <= m, L > sqrt(maxc)), so 2^rounds >= sqrt(m) + 1 makes every run's walk ~2R steps.
-inline uint32_t join_rounds_for(size_t m) {
+// The join's rounds for a block of |m| scalars over at most |max_chunks| chunks: a run has at most
+// ceil(maxc / L) <= ceil(m / 32) members (maxc <= m, L >= 32), and no more than there are chunks, so
+// 2^rounds at least that makes every run's walk ~2·rounds steps (the rounds past a pass's largest run
+// return at once).
+inline uint32_t join_rounds_for(size_t m, size_t max_chunks) {
+  const size_t members = std::min((m + 31) / 32, max_chunks);
   uint32_t r = 0;
-  while ((size_t(1) << (2 * r)) < m + 2 * (size_t(1) << r) + 1) r++;  // (2^r)^2 >= (sqrt(m) + 1)^2
+  while ((size_t(1) << r) < members) r++;
   return r;
 }
 

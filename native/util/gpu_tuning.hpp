@@ -68,6 +68,9 @@ struct gpu_tuning_t {
   int affine_blocks = 0;
   uint32_t accumulate_waves = 2;
   uint32_t window = 0;
+  // CUZK_GPU_CHUNK_SQRT=1 (a measuring knob): the accumulation's chunks at least sqrt(largest bucket)
+  // pairs long, as before the join ran in log depth (see plan_chunks_kernel).
+  bool chunk_sqrt = false;
   // CUZK_GPU_NTT=name of ntt_variants (unset or unknown: ntt_variant_default).
   ntt_variant_t ntt = ntt_variant(ntt_variant_default);
 
@@ -95,6 +98,7 @@ struct gpu_tuning_t {
       t.affine_lanes = uint32_t(std::clamp(std::atoi(v), 1, gpu_affine_lanes_max));
     if (const char* v = std::getenv("CUZK_GPU_ACC_BLOCKS")) t.xyzz_blocks = std::atoi(v);
     if (const char* v = std::getenv("CUZK_GPU_WINDOW")) t.window = uint32_t(std::clamp(std::atoi(v), 0, 22));
+    t.chunk_sqrt = env_flag("CUZK_GPU_CHUNK_SQRT");
     t.ntt = ntt_variant(env_or_empty("CUZK_GPU_NTT"));
     return t;
   }
