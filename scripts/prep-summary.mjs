@@ -28,6 +28,8 @@ if (what === 'prove') {
     ` [witness in at ${ms(t.witnessAt)}, driver + GPU context (worker thread) ready at ${ms(t.warmAt)}] + upload ${ms(t.uploadMs)} + prove ${ms(t.proveMs)} + verify ${ms(t.verifyMs)}` +
     `; rest ${ms(Number(wall) - t.startAt - t.totalMs)}` + (j.after ? ` (key release ${ms(j.after.releaseMs)}, write ${ms(j.after.writeMs)}, process exit ${ms(Number(wall) - j.after.endAt)})` : ' (write, exit)'));
   console.log(`    native: ${native.replace(/^cuzk prove /, '')}`);
+  const upload = err.split('\n').find((l) => l.startsWith('cuzk upload n='));
+  if (upload) console.log(`    ${upload.replace(/^cuzk /, '')}`);
 } else if (what === 'bench') {
   const j = JSON.parse(readFileSync(args[0], 'utf8'));
   const r = j.run;

@@ -2,6 +2,9 @@
 // that count (a byte per wire, so the witness MSMs drop the scalars of infinity points before their
 // sort; a streamed set's are marked chunk by chunk through a scratch buffer) and the table of placed
 // keys by (key, device).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -86,15 +89,25 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device, const k
   kd->device = device;
   kd->place = place;
   const size_t chunk = size_t(place.chunk_points);
+  size_t uploaded = 0;
   auto place_set = [&](key_set_t set, const uint8_t* src, size_t bytes) {
-    return kd->streams(set) ? nullptr : upload(src, bytes);
+    if (kd->streams(set)) return static_cast<void*>(nullptr);
+    uploaded += bytes;
+    return upload(src, bytes);
   };
+  // CUZK_TRACE_PROVE: where an upload's time goes (every step here synchronises: host clock)
+  static const bool trace = [] { const char* v = std::getenv("CUZK_TRACE_PROVE"); return v && *v && *v != '0'; }();
+  using clock = std::chrono::steady_clock;
+  const auto ms_since = [](clock::time_point a) { return std::chrono::duration<double, std::milli>(clock::now() - a).count(); };
+  const auto t0 = clock::now();
+  double points_ms = 0, masks_ms = 0;
   try {
     kd->a = place_set(set_a, d.points_a, size_t(d.n_vars) * g1);
     kd->b1 = place_set(set_b1, d.points_b1, size_t(d.n_vars) * g1);
     kd->b2 = place_set(set_b2, d.points_b2, size_t(d.n_vars) * g2);
     kd->c = place_set(set_c, d.points_c, (size_t(d.n_vars) - d.n_public - 1) * g1);
     kd->h = place_set(set_h, d.points_h, size_t(d.domain_size) * g1);
+    points_ms = ms_since(t0);
     using D1 = gpu_t<typename C::g1>;
     using D2 = gpu_t<typename C::g2>;
     kd->a_present = presence_mask(d.n_vars, [&](uint8_t* m) { mark_present<D1>(m, d.n_vars, kd->a, d.points_a, chunk); });
@@ -102,7 +115,11 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device, const k
       mark_present<D1>(m, d.n_vars, kd->b1, d.points_b1, chunk);
       mark_present<D2>(m, d.n_vars, kd->b2, d.points_b2, chunk);
     });
+    masks_ms = ms_since(t0) - points_ms;
     synth_upload(key, kd->coefs, kd->streams(set_coefs) ? place.chunk_records : 0);
+    if (trace)
+      std::fprintf(stderr, "cuzk upload n=%u device=%d: points %.1f ms (%.0f MB) masks %.1f synthesis layout %.1f total %.1f ms\n",
+                   d.n_vars, device, points_ms, uploaded / 1e6, masks_ms, ms_since(t0) - points_ms - masks_ms, ms_since(t0));
   } catch (...) {
     key_table().erase({&key, device});
     throw;

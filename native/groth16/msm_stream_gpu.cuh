@@ -145,7 +145,8 @@ void msm_sets(dev_arena_t& ar, const uint8_t* d_scalars, const uint8_t* present,
     gpu_tuning_t width = gpu_tuning();
     if (sum1.width()) width.window = sum1.width();
     const msm_gpu::msm_scalars_t plan =
-        msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr, width, chunk_max_window);
+        msm_gpu::msm_scalars(ar_k, sc + 8 * p0, cnt, present ? present + p0 : nullptr, width,
+                             width.chunk_window ? width.chunk_window : chunk_max_window);
     if (k == 0 && first_after) CUZK_CUDA_OK(cudaStreamWaitEvent(st, first_after, 0));
     if (trace) trace->mark(1, st);
     if (s2) sum2->add(ar_k, points(*s2), plan, ready(*s2), gpu_tuning());

@@ -71,6 +71,10 @@ struct gpu_tuning_t {
   // CUZK_GPU_CHUNK_SQRT=1 (a measuring knob): the accumulation's chunks at least sqrt(largest bucket)
   // pairs long, as before the join ran in log depth (see plan_chunks_kernel).
   bool chunk_sqrt = false;
+  // CUZK_GPU_CHUNK_WINDOW=c, 12..22 (a measuring knob): the widest window of a chunked MSM
+  // (msm_stream_gpu.cuh chunk_max_window: 16 where unset). key-placement.ts models 16 only: a wider
+  // window keeps more buckets than the placement reserved room for.
+  uint32_t chunk_window = 0;
   // CUZK_GPU_NTT=name of ntt_variants (unset or unknown: ntt_variant_default).
   ntt_variant_t ntt = ntt_variant(ntt_variant_default);
 
@@ -99,6 +103,7 @@ struct gpu_tuning_t {
     if (const char* v = std::getenv("CUZK_GPU_ACC_BLOCKS")) t.xyzz_blocks = std::atoi(v);
     if (const char* v = std::getenv("CUZK_GPU_WINDOW")) t.window = uint32_t(std::clamp(std::atoi(v), 0, 22));
     t.chunk_sqrt = env_flag("CUZK_GPU_CHUNK_SQRT");
+    if (const char* v = std::getenv("CUZK_GPU_CHUNK_WINDOW")) t.chunk_window = uint32_t(std::clamp(std::atoi(v), 12, 22));
     t.ntt = ntt_variant(env_or_empty("CUZK_GPU_NTT"));
     return t;
   }
