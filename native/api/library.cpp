@@ -1,7 +1,4 @@
 // Library-level entry points: status names, backend identity, threads, native-owned memory.
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -51,11 +48,6 @@ CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {
 }
 
 CUZK_API uint32_t cuzk_get_threads(void) { return (uint32_t)thread_pool::global().size(); }
-
-CUZK_API void cuzk_quick_exit(int32_t code) {
-  std::fflush(nullptr);
-  _exit(code);
-}
 
 #ifdef CUZK_BACKEND_CPU
 // The CPU build has no page-locking to do: pinned buffers are plain aligned memory, and pinning a

@@ -68,11 +68,6 @@ CUZK_API const char* cuzk_field_impl(void);
 /* Worker threads for the CPU core (0 = hardware concurrency). Not to be called during other calls. */
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err);
 CUZK_API uint32_t cuzk_get_threads(void);
-/* Ends the process now with status |code|: C stdio flushed, then _exit, so no atexit handler or
- * static destructor runs (the CUDA runtime's teardown of its context, ~0.1 s after a one-shot proof);
- * the kernel frees the memory and the driver's state as for any process end. For a process whose
- * work is done and whose output is written; never returns. */
-CUZK_API void cuzk_quick_exit(int32_t code);
 
 /* ---- memory: native-owned buffers handed to TypeScript as ArrayBuffers -------------------- */
 

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import { intFlag } from './flags.js';
 import { setLogLevel } from '../log.js';
 import { curveByName, type CurveName } from '../formats/curves.js';
 import { benchFixture } from '../dev/bench-fixture.js';
@@ -69,14 +70,6 @@ Options: --jobs N            measured jobs (default 20)
          --json              the result as JSON on stdout`;
 
 type Flags = Map<string, string | true>;
-
-function intFlag(flags: Flags, name: string, dflt: number | undefined, min: number, max: number): number | undefined {
-  const v = flags.get(name);
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InputError('E_INVALID_ARG', `--${name} must be an integer ${min}..${max}, got ${String(v)}`);
-  return n;
-}
 
 function strFlag(flags: Flags, name: string): string | undefined {
   const v = flags.get(name);

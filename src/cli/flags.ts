@@ -29,9 +29,9 @@ export function noPositionals(command: string, args: readonly string[]): void {
 }
 
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
-  prove: [],
+  prove: ['memory-gpu-bytes'],
   'prove --remote': REMOTE,
-  fullprove: [],
+  fullprove: ['memory-gpu-bytes'],
   witness: [],
   verify: [],
   zkey: [],
@@ -60,4 +60,13 @@ export function checkFlags(command: string, flags: ReadonlyMap<string, unknown>)
     if (GLOBAL.includes(name) || own.includes(name)) continue;
     throw new InputError('E_INVALID_ARG', `unknown option --${name} for \`cuzk ${command}\`: see \`cuzk ${command} --help\``);
   }
+}
+
+/** `--name`'s integer value in [min, max], `dflt` when absent; E_INVALID_ARG naming it otherwise. */
+export function intFlag(flags: ReadonlyMap<string, string | true>, name: string, dflt: number | undefined, min: number, max: number): number | undefined {
+  const v = flags.get(name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new InputError('E_INVALID_ARG', `--${name} must be an integer ${min}..${max}, got ${String(v)}`);
+  return n;
 }

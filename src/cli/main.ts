@@ -106,7 +106,7 @@ async function dispatch(ctx: CliContext, cmd: string, args: string[], p: ParsedA
       if (cmd === 'prove' && p.flags.has('remote') && !help) return (await import('./remote.js')).remoteCommand(ctx, 'prove', args, p.flags);
       const m = await import('./prove.js');
       if (help) return (ctx.io.out(m.PROVE_HELP + '\n'), 0);
-      return cmd === 'prove' ? m.proveCommand(ctx, args) : m.fullproveCommand(ctx, args);
+      return cmd === 'prove' ? m.proveCommand(ctx, args, p.flags) : m.fullproveCommand(ctx, args, p.flags);
     }
     case 'verify': {
       const m = await import('./verify.js');

@@ -9,13 +9,9 @@ export interface CliIo {
   err: (text: string) => void;
   /** Whether `err` is a terminal: progress is drawn only there. */
   readonly errIsTTY?: boolean;
-  /** The process ends when the command returns (the `cuzk` process, not main() called in a test):
-   * work that only frees memory, e.g. a one-shot's key release, is left to the exit. */
-  readonly processEnds?: boolean;
 }
 
 export const PROCESS_IO: CliIo = {
-  processEnds: true,
   out: (t) => void process.stdout.write(t),
   err: (t) => void process.stderr.write(t),
   get errIsTTY() {

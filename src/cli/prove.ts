@@ -9,6 +9,7 @@ import { proveFromFiles, type OneShotPhase, type OneShotTimings } from '../engin
 import { oneShotDevice, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { backend } from '../ffi/native.js';
+import { intFlag } from './flags.js';
 import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
@@ -18,10 +19,16 @@ Proves with a snarkjs Groth16 key (BN254 or BLS12-381), like \`snarkjs groth16 p
 \`snarkjs groth16 fullprove\`, and verifies the proof before writing it. fullprove's <generator> is
 circom's .wasm or a native generator (\`cuzk witness build\`).
 Options: --threads N   CPU threads (default: all cores)
+         --memory-gpu-bytes N  the GPU's memory budget (default 90% of its memory): a key that does
+                       not fit it with a proof's scratch runs its MSMs in chunks, or streams sets
+                       from pinned host memory, as \`cuzk serve\` places it
          --json        print a JSON summary (timings) on stdout
          --quiet       print nothing on success`;
 
-async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; timings: OneShotTimings; key: ProvingKey }> {
+type Flags = ReadonlyMap<string, string | true>;
+
+async function proveFiles(ctx: CliContext, flags: Flags, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; timings: OneShotTimings; key: ProvingKey }> {
+  const gpuBudgetBytes = intFlag(flags, 'memory-gpu-bytes', undefined, 1, Number.MAX_SAFE_INTEGER);
   const line = new PhaseLine(ctx);
   let wtns: WtnsFile | undefined;
   try {
@@ -35,7 +42,7 @@ async function proveFiles(ctx: CliContext, zkeyPath: string, wtnsPath: string, w
       }
       line.phase(p);
     };
-    const { key, res, timings } = await proveFromFiles(zkeyPath, wtns, { onPhase, onProgress: line.progress });
+    const { key, res, timings } = await proveFromFiles(zkeyPath, wtns, { onPhase, onProgress: line.progress, gpuBudgetBytes });
     return { res, timings, key };
   } finally {
     line.end();
@@ -48,20 +55,18 @@ function writeOutputs(proofPath: string, publicPath: string, res: ProofResult): 
   writeOutput(publicPath, stringifyPublic(res.publicSignals), 'public signals');
 }
 
-/** After the proof: the output files' writes and the key's release, ms (--json's `after`). */
+/** After the proof: the key's release and the output files' writes, ms (--json's `after`). */
 interface AfterTimings {
-  writeMs: number;
   releaseMs: number;
+  writeMs: number;
 }
 
-// The outputs first; the key's release (unpinning and unmapping it: ~30 ms at 2^20) is left to the
-// process's exit when the process ends next (the `cuzk` process), and done here otherwise (tests).
-function writeAndRelease(ctx: CliContext, key: ProvingKey, proofPath: string, publicPath: string, res: ProofResult): AfterTimings {
+function releaseAndWrite(key: ProvingKey, proofPath: string, publicPath: string, res: ProofResult): AfterTimings {
   const t0 = performance.now();
-  writeOutputs(proofPath, publicPath, res);
+  key.release();
   const t1 = performance.now();
-  if (!ctx.io.processEnds) key.release();
-  return { writeMs: t1 - t0, releaseMs: performance.now() - t1 };
+  writeOutputs(proofPath, publicPath, res);
+  return { releaseMs: t1 - t0, writeMs: performance.now() - t1 };
 }
 
 function summary(ctx: CliContext, res: ProofResult, t: OneShotTimings, after: AfterTimings, key: ProvingKey, proofPath: string, publicPath: string, witnessMs?: number): void {
@@ -75,17 +80,17 @@ function summary(ctx: CliContext, res: ProofResult, t: OneShotTimings, after: Af
   );
 }
 
-export async function proveCommand(ctx: CliContext, args: string[]): Promise<number> {
+export async function proveCommand(ctx: CliContext, args: string[], flags: Flags = new Map()): Promise<number> {
   if (args.length !== 4) throw new InputError('E_INVALID_ARG', `prove needs 4 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [zkeyPath, wtnsPath, proofPath, publicPath] = args as [string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
-  const { res, timings, key } = await proveFiles(ctx, zkeyPath, wtnsPath, undefined);
-  const after = writeAndRelease(ctx, key, proofPath, publicPath, res);
+  const { res, timings, key } = await proveFiles(ctx, flags, zkeyPath, wtnsPath, undefined);
+  const after = releaseAndWrite(key, proofPath, publicPath, res);
   summary(ctx, res, timings, after, key, proofPath, publicPath);
   return 0;
 }
 
-export async function fullproveCommand(ctx: CliContext, args: string[]): Promise<number> {
+export async function fullproveCommand(ctx: CliContext, args: string[], flags: Flags = new Map()): Promise<number> {
   if (args.length !== 5) throw new InputError('E_INVALID_ARG', `fullprove needs 5 arguments, got ${args.length}\n${PROVE_HELP}`);
   const [inputPath, genPath, zkeyPath, proofPath, publicPath] = args as [string, string, string, string, string];
   checkOutputPaths({ proof: proofPath, 'public signals': publicPath });
@@ -100,20 +105,20 @@ export async function fullproveCommand(ctx: CliContext, args: string[]): Promise
   if (generatorKind(genPath).kind === 'wasm') {
     const wtnsBytes = await computeWitness(genPath, input, inputPath);
     witnessMs = performance.now() - t0;
-    proved = await proveFiles(ctx, zkeyPath, `witness of ${inputPath}`, wtnsBytes);
+    proved = await proveFiles(ctx, flags, zkeyPath, `witness of ${inputPath}`, wtnsBytes);
   } else {
     // the native generator writes the .wtns to a file, read from there as `cuzk prove` reads one
     const dir = mkdtempSync(path.join(tmpdir(), 'cuzk-fullprove-'));
     try {
       const file = path.join(dir, 'witness.wtns');
       witnessMs = await witnessToFile(genPath, input, file, inputPath);
-      proved = await proveFiles(ctx, zkeyPath, file, undefined);
+      proved = await proveFiles(ctx, flags, zkeyPath, file, undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   const { res, timings, key } = proved;
-  const after = writeAndRelease(ctx, key, proofPath, publicPath, res);
+  const after = releaseAndWrite(key, proofPath, publicPath, res);
   summary(ctx, res, timings, after, key, proofPath, publicPath, witnessMs);
   return 0;
 }

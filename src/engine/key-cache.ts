@@ -11,7 +11,7 @@ import { CuzkError, InputError } from '../errors.js';
 import { log, type Logger } from '../log.js';
 import type { KeyDevicePlacement, KeyInfo, Residency } from './api.js';
 import type { MemoryBudget, PoolName, Reservation } from './budget.js';
-import { deviceScratchBytes, placeKey, type KeyPlacement, type KeyShape, type PlacementOptions } from './key-placement.js';
+import { deviceScratchBytes, keyShape, placeKey, type KeyPlacement, type PlacementOptions } from './key-placement.js';
 import { looksLikeKeyPath } from './key-ref.js';
 import { ProvingKey } from './proving-key.js';
 
@@ -19,12 +19,6 @@ interface DeviceSlot {
   reservation?: Reservation;
   placement?: KeyPlacement;
   upload: Promise<void>;
-}
-
-/** The sizes placeKey reads, from a loaded key's header. */
-export function keyShape(key: ProvingKey): KeyShape {
-  const h = key.header;
-  return { g1Bytes: 2 * h.n8q, g2Bytes: 4 * h.n8q, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize, nCoefs: h.nCoefs };
 }
 
 const MiB = 2 ** 20;
@@ -133,7 +127,7 @@ export class KeyCache {
   /** How `key` would be placed on GPU `device` under its budget beside one proof's scratch; undefined
    * when it cannot be (its proofs belong on another lane). */
   placement(key: ProvingKey, device: number): KeyPlacement | undefined {
-    return placeKey(keyShape(key), this.#budget.status(`gpu:${device}`).limit, this.#placement);
+    return placeKey(keyShape(key.header), this.#budget.status(`gpu:${device}`).limit, this.#placement);
   }
 
   /** Places the key's points and coefficients on GPU `device` (once; concurrent callers share the

@@ -28,6 +28,11 @@ export interface KeyShape {
   nCoefs: number;
 }
 
+/** The sizes placeKey reads, from a zkey's header. */
+export function keyShape(h: { n8q: number; nVars: number; nPublic: number; domainSize: number; nCoefs: number }): KeyShape {
+  return { g1Bytes: 2 * h.n8q, g2Bytes: 4 * h.n8q, nVars: h.nVars, nPublic: h.nPublic, domainSize: h.domainSize, nCoefs: h.nCoefs };
+}
+
 export interface KeySetBytes {
   /** Always resident: the byte masks of A's and of B's points (a byte per wire each), and the
    * synthesis layout's row offsets and long-row list (at its largest). */

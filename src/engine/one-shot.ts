@@ -3,13 +3,17 @@
 // then the driver's start and GPU 0's context run on a worker thread (cuzk_gpu_warm, ~100-300 ms on
 // an H200) while the key is read, checked and pinned section by section, and the witness is read into
 // a buffer of its own beside it and pinned (an upload from pageable memory runs at ~7.5 GB/s, from
-// pinned ~55). The key goes to the GPU once it is all in; then the proof, verified before it returns
-// (prover.ts). No usable GPU after all: the CPU core proves, as oneShotDevice() would have chosen.
+// pinned ~55). The key goes to the GPU once it is all in, placed as the engine places it (resident,
+// chunked or streamed: a key larger than the GPU proves there too); then the proof, verified before it
+// returns (prover.ts). No usable GPU after all: the CPU core proves, as oneShotDevice() would have chosen.
 import { CuzkError } from '../errors.js';
 import { loadCore, noUsableGpu } from '../ffi/load.js';
 import { NativeBuffer } from '../ffi/native-buffer.js';
-import { gpuWarmAsync } from '../ffi/native.js';
+import { gpuDescribe, gpuWarmAsync } from '../ffi/native.js';
 import { checkWitnessMatchesKey, type WtnsFile } from '../formats/wtns.js';
+import { log } from '../log.js';
+import { keyShape, placeKey } from './key-placement.js';
+import { gpuLimitBytes } from './memory-shares.js';
 import { oneShotDevice, proveWithKey, type ProofResult } from './prover.js';
 import { ProvingKey, type KeyLoadTimings, type ProgressFn } from './proving-key.js';
 import { readWitnessValues } from './witness-read.js';
@@ -28,6 +32,9 @@ export interface OneShotTimings {
   witnessAt: number;
   /** When the driver had started and GPU 0's context was made (cuzk_gpu_warm), from the call (-1: the CPU core). */
   warmAt: number;
+  /** Where the key went on the GPU (key-placement.ts; undefined on the CPU core): 'resident' (its MSMs
+   * in chunks of chunkPoints when only a chunk's scratch fits beside it, 0: whole) or 'streamed'. */
+  placement?: { mode: 'resident' | 'streamed'; streamed: readonly string[]; chunkPoints: number };
   /** Key upload to the GPU (0 on the CPU core). */
   uploadMs: number;
   proveMs: number;
@@ -38,11 +45,12 @@ export interface OneShotTimings {
 export type OneShotPhase = 'load key' | 'upload key' | 'prove' | 'verify';
 
 /**
- * Proves `wtns` with the key at `zkeyPath` on oneShotDevice(); the caller keeps `wtns` open until this
+ * Proves `wtns` with the key at `zkeyPath` on oneShotDevice() (`gpuBudgetBytes`: that GPU's budget,
+ * default the engine's share of its memory); the caller keeps `wtns` open until this
  * settles and releases the returned key. Throws what ProvingKey.load, readWitnessValues and
  * proveWithKey throw (E_FORMAT naming a bad key, witness or mismatch).
  */
-export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { onPhase?: (p: OneShotPhase) => void; onProgress?: ProgressFn } = {}): Promise<{ key: ProvingKey; res: ProofResult; timings: OneShotTimings }> {
+export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { onPhase?: (p: OneShotPhase) => void; onProgress?: ProgressFn; gpuBudgetBytes?: number } = {}): Promise<{ key: ProvingKey; res: ProofResult; timings: OneShotTimings }> {
   const t0 = performance.now();
   const since = () => performance.now() - t0;
   // a CUDA build is loaded without asking the driver anything yet; its start and GPU 0's context run
@@ -73,16 +81,25 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
     const { w, at: witnessAt } = await witness;
     const warmAt = await warm;
     if (cuda && warmAt < 0) noUsableGpu();
-    const device = warmAt >= 0 ? oneShotDevice() : -1;
+    let device = warmAt >= 0 ? oneShotDevice() : -1;
+    // the engine's placement under the engine's default budget of this GPU (key-placement.ts): resident
+    // when the key fits beside a proof's scratch, else its MSMs chunked and, past that, sets streamed
+    // from the pinned sections; the CPU core when not even that fits
+    const placement = device >= 0 ? placeKey(keyShape(key.header), gpuLimitBytes(opts.gpuBudgetBytes ?? 0, gpuDescribe(device).memoryTotal)) : undefined;
+    if (device >= 0 && !placement) {
+      log.warn({ key: zkeyPath, device: `gpu:${device}` }, `${zkeyPath} does not fit gpu:${device} even streamed: the CPU core proves`);
+      device = -1;
+    }
     let uploadMs = 0;
-    if (device >= 0) {
+    if (device >= 0 && placement) {
       opts.onPhase?.('upload key');
       const t1 = performance.now();
-      await key.native.gpuUpload(device);
+      await key.native.gpuUpload(device, placement);
       uploadMs = performance.now() - t1;
     }
     const res = await proveWithKey(key, w, { device, onPhase: opts.onPhase }, wtns.header);
-    return { key, res, timings: { startAt: t0, coreMs, core: { openMs: open, probeMs: probe }, key: key.timings, witnessAt, warmAt, uploadMs, ...res.timings, totalMs: since() } };
+    const gpu = placement && device >= 0 ? { mode: placement.mode, streamed: placement.streamed, chunkPoints: placement.chunkPoints } : undefined;
+    return { key, res, timings: { startAt: t0, coreMs, core: { openMs: open, probeMs: probe }, key: key.timings, witnessAt, warmAt, placement: gpu, uploadMs, ...res.timings, totalMs: since() } };
   } catch (err) {
     key?.release();
     throw err;

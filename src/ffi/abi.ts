@@ -109,7 +109,6 @@ export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean
     cuda_available: c('cuzk_cuda_available', 'int32_t cuzk_cuda_available(void)'),
     field_impl: c('cuzk_field_impl', 'const char *cuzk_field_impl(void)'),
     set_threads: f('cuzk_set_threads', 'int32_t', ['uint32_t', E]),
-    quick_exit: f('cuzk_quick_exit', 'void', ['int32_t']),
     get_threads: c('cuzk_get_threads', 'uint32_t cuzk_get_threads(void)'),
     mem_alloc: f('cuzk_mem_alloc', 'int32_t', ['uint64_t', 'int32_t', koffi.out(koffi.pointer('void *')), E]),
     mem_free: f('cuzk_mem_free', 'int32_t', ['void *', E]),

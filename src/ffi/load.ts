@@ -11,7 +11,6 @@ import koffi from 'koffi';
 import { CuzkError } from '../errors.js';
 import { log, type Logger } from '../log.js';
 import { declare, type Abi } from './abi.js';
-import { cudaCoreLoaded } from './process-end.js';
 
 export interface LoadedCore {
   abi: Abi;
@@ -83,13 +82,11 @@ export function loadCore(logger: Logger = log, opts: { deferGpuProbe?: boolean }
       const abi = timed('open', () => open(cudaPath));
       if (opts.deferGpuProbe && existsSync(nvidiaCtl())) {
         loaded = { abi, backend: 'cuda', libPath: cudaPath, startMs };
-        cudaCoreLoaded(abi.quick_exit);
         logger.info({ lib: cudaPath, threads: abi.get_threads() }, 'cuzk backend: CUDA (its GPUs asked for beside the first work)');
         return loaded;
       }
       if (timed('probe', () => abi.cuda_available()) === 1) {
         loaded = { abi, backend: 'cuda', libPath: cudaPath, startMs };
-        cudaCoreLoaded(abi.quick_exit);
         logger.info({ lib: cudaPath, threads: abi.get_threads() }, `cuzk backend: CUDA (${abi.gpu_count()} GPU${abi.gpu_count() === 1 ? '' : 's'})`);
         return loaded;
       }
@@ -106,7 +103,6 @@ export function loadCore(logger: Logger = log, opts: { deferGpuProbe?: boolean }
     throw new CuzkError('E_INTERNAL', `native core not found at ${libPath}: run \`npm run build:native\` (needs cmake and g++)`);
   }
   const abi = timed('open', () => open(libPath));
-  if (abi.backend_name() === 'cuda') cudaCoreLoaded(abi.quick_exit);
   const backend = abi.backend_name() === 'cuda' && timed('probe', () => abi.cuda_available()) === 1 ? 'cuda' : 'cpu';
   loaded = { abi, backend, libPath, startMs };
   logger.info({ lib: libPath, threads: abi.get_threads() }, `cuzk backend: ${backend === 'cuda' ? 'CUDA' : 'CPU core'} (${reason})`);
@@ -122,4 +118,3 @@ export function noUsableGpu(logger: Logger = log): void {
   loaded.backend = 'cpu';
   logger.info({ lib: loaded.libPath }, 'cuzk backend: CPU core (no usable GPU; the CUDA build runs it)');
 }
-

@@ -95,6 +95,14 @@ describe('bad input: one line naming the file, exit 2, no crash', () => {
     await expectBad(['prove', f(bnMult, 'circuit.zkey'), f(blsMult, 'witness.wtns'), out('p'), out('q')], 'witness.wtns', /BLS12-381/);
   });
 
+  it('a --memory-gpu-bytes that is not a byte count: one line naming the flag, exit 2; a valid one proves', async () => {
+    for (const v of ['12GiB', '0', '-5']) {
+      await expectBad(['prove', f(bnMult, 'circuit.zkey'), f(bnMult, 'witness.wtns'), out('p'), out('q'), '--memory-gpu-bytes', v], '--memory-gpu-bytes', /must be an integer/);
+    }
+    const r = await runCli(['prove', f(bnMult, 'circuit.zkey'), f(bnMult, 'witness.wtns'), out('pg.json'), out('qg.json'), '--memory-gpu-bytes', String(2 ** 30)]);
+    assert.equal(r.code, 0, r.stderr);
+  });
+
   it('missing file', async () => {
     await expectBad(['prove', out('nope.zkey'), f(bnMult, 'witness.wtns'), out('p'), out('q')], 'nope.zkey', /E_/);
   });
