@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryBudget } from '../../src/engine/budget.js';
 import { DeviceLane } from '../../src/engine/gpu-worker.js';
-import { KeyCache, keyShape } from '../../src/engine/key-cache.js';
+import { KeyCache } from '../../src/engine/key-cache.js';
 import {
   CHUNK_MAX_WINDOW, checkPlacementOptions, chooseWindow, chunkCount, deviceScratchBytes, KEY_SET_BITS, keptBucketsBytes, keySetBytes, msmScratchBytes,
-  placeKey, proofScratchBytes, RESIDENT_FIRST, stagingBytes, type KeyShape,
+  keyShape, placeKey, proofScratchBytes, RESIDENT_FIRST, stagingBytes, type KeyShape,
 } from '../../src/engine/key-placement.js';
 import { deviceCoefBytes, lanesFor } from '../../src/engine/pipeline.js';
 import type { ProvingKey } from '../../src/engine/proving-key.js';
@@ -188,7 +188,7 @@ describe('lanesFor under a GPU budget', () => {
     const cache = new KeyCache(budget, { pinned: true, idleMs: 0, log: logger, placement: { residency } });
     const gpu = new DeviceLane(0, 'test GPU', 8 * GiB, () => 8 * GiB);
     const cpu = new DeviceLane(-1, 'CPU core', 64 * GiB, () => 64 * GiB);
-    assert.deepEqual(keyShape(key), k24);
+    assert.deepEqual(keyShape(key.header), k24);
     return lanesFor({ lanes: [gpu], cpuLane: cpu, budget, log: logger, placeOn: (d) => cache.placement(key, d) }, key).map((l) => l.id);
   }
 
