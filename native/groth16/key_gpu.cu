@@ -4,12 +4,12 @@
 // keys by (key, device).
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "../msm/msm_gpu_present.cuh"
+#include "../util/gpu_tuning.hpp"
 #include "key_gpu.cuh"
 #include "prove_gpu.hpp"
 
@@ -96,7 +96,7 @@ std::shared_ptr<key_dev_t> resident_key(const cuzk_key& key, int device, const k
     return upload(src, bytes);
   };
   // CUZK_TRACE_PROVE: where an upload's time goes (every step here synchronises: host clock)
-  static const bool trace = [] { const char* v = std::getenv("CUZK_TRACE_PROVE"); return v && *v && *v != '0'; }();
+  static const bool trace = env_flag("CUZK_TRACE_PROVE");
   using clock = std::chrono::steady_clock;
   const auto ms_since = [](clock::time_point a) { return std::chrono::duration<double, std::milli>(clock::now() - a).count(); };
   const auto t0 = clock::now();

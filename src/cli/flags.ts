@@ -62,8 +62,11 @@ export function checkFlags(command: string, flags: ReadonlyMap<string, unknown>)
   }
 }
 
+/** A command's parsed flags: `--name value` (or `--name=value`), a bare `--name` true. */
+export type Flags = ReadonlyMap<string, string | true>;
+
 /** `--name`'s integer value in [min, max], `dflt` when absent; E_INVALID_ARG naming it otherwise. */
-export function intFlag(flags: ReadonlyMap<string, string | true>, name: string, dflt: number | undefined, min: number, max: number): number | undefined {
+export function intFlag(flags: Flags, name: string, dflt: number | undefined, min: number, max: number): number | undefined {
   const v = flags.get(name);
   if (v === undefined) return dflt;
   const n = Number(v);

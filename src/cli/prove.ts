@@ -9,7 +9,7 @@ import { proveFromFiles, type OneShotPhase, type OneShotTimings } from '../engin
 import { oneShotDevice, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
 import { backend } from '../ffi/native.js';
-import { intFlag } from './flags.js';
+import { intFlag, type Flags } from './flags.js';
 import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
 
 export const PROVE_HELP = `usage: cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
@@ -24,8 +24,6 @@ Options: --threads N   CPU threads (default: all cores)
                        from pinned host memory, as \`cuzk serve\` places it
          --json        print a JSON summary (timings) on stdout
          --quiet       print nothing on success`;
-
-type Flags = ReadonlyMap<string, string | true>;
 
 async function proveFiles(ctx: CliContext, flags: Flags, zkeyPath: string, wtnsPath: string, wtnsBytes: Uint8Array | undefined): Promise<{ res: ProofResult; timings: OneShotTimings; key: ProvingKey }> {
   const gpuBudgetBytes = intFlag(flags, 'memory-gpu-bytes', undefined, 1, Number.MAX_SAFE_INTEGER);
