@@ -4,10 +4,12 @@
 # MB/s in all, the daemon's main-thread busy share and the share of witness bytes its intake
 # processes received; then the front door alone (queue paused, no proving) with 16 clients, intake
 # processes off and auto: aggregate MB/s and CPU per MiB of the main thread and of the intake
-# processes (scripts/measure-submit.mjs). About 5-6 minutes after the build (a carried core: seconds).
+# processes (scripts/measure-submit.mjs; each client on its own thread, as separate client
+# processes would be; then once more with all clients on one event loop, the old measurement). About 6-7 minutes after the build (a carried core: seconds).
 # Run there, from the repository root, with carry [".device", "dist"] (and "build/carry" if packed):
 #   source .device/boot.sh && bash scripts/device-intake.sh
-# Knobs: SIZES="20 22", CLIENTS=10, WIDE=16 (the intake run's clients), SKIP_BUILD=1 (a dry run here).
+# Knobs: SIZES="20 22", CLIENTS=10, WIDE=16 (the intake run's clients), FRONT_PROTOCOLS (raw,grpc,connect),
+# SKIP_BUILD=1 (a dry run here).
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
 SIZES=${SIZES:-"20 22"}
@@ -30,9 +32,10 @@ for size in $SIZES; do
 done
 
 step "front door alone: 2^20 witnesses, $WIDE clients at once, queue paused (intake processes off, then auto)"
-for mode in off auto; do
-  echo "--- limits.intake_processes = $mode"
-  CUZK_INTAKE=$mode node --import tsx scripts/measure-submit.mjs --size 20 --runs 3 --clients "$WIDE" 2>&1 |
-    grep -v '"level"' | tee "$OUT/intake-$mode.txt" | cut -c1-230 | tail -4
+for run in "off $WIDE" "auto $WIDE" "auto 1"; do
+  read -r mode threads <<< "$run"
+  echo "--- limits.intake_processes = $mode, clients on $threads thread(s)"
+  CUZK_INTAKE=$mode node --import tsx scripts/measure-submit.mjs --size 20 --runs 3 --clients "$WIDE" --client-threads "$threads" \
+    --protocols "${FRONT_PROTOCOLS:-raw,grpc,connect}" 2>&1 | grep -v '"level"' | tee "$OUT/intake-$mode-$threads.txt" | cut -c1-230 | tail -4
 done
 step done

@@ -108,7 +108,7 @@ CUZK_API cuzk_status cuzk_mem_pin(void* ptr, cuzk_error* err) {
       if (registered_set().count(ptr)) return;
     }
     // outside the lock: a big section takes a while, and the pinned pool's allocs and frees take it
-    cudaError_t e = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
+    cudaError_t e = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped);
     if (e == cudaErrorHostMemoryAlreadyRegistered || e == cudaErrorMemoryAllocation) (void)cudaGetLastError();
     if (e == cudaErrorHostMemoryAlreadyRegistered) e = cudaSuccess;
     if (e == cudaErrorMemoryAllocation) {

@@ -14,7 +14,11 @@
 #include <cstring>
 #include <vector>
 
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include "../curve/dev.cuh"
+#include "../msm/msm_gpu_digits.cuh"
 #include "../util/gpu.hpp"
 #include "chunk_ring_gpu.cuh"
 #include "synth_layout.hpp"
@@ -110,6 +114,75 @@ __global__ void synth_long_kernel(const uint32_t* __restrict__ row_ptr, const ui
   if (lane == 0) out[r] = acc;
 }
 
+// The layout built on the device from the key's coefficient section, read in place from its pinned
+// host memory (|rec|: its device address; 44-byte records, 4-byte aligned: m, c, s as u32, the value's
+// 32 bytes). Counts go into |rp|[row] (row = m·n + c), the long rows are listed from the counts, an
+// inclusive scan turns rp[r] into row r's end, and the scatter claims each record's place from the
+// end down (atomicSub), so rp[r] ends as row r's start: the CSR offsets with no second array. A row's
+// records land in any order, which the sums do not see (exact in any order: synth_gpu.cuh's header).
+static __global__ void layout_count_kernel(const uint32_t* __restrict__ rec, uint64_t n_rec, uint32_t n, uint32_t* rp) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n_rec; i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint32_t* r = rec + i * 11;
+    atomicAdd(&rp[size_t(r[0]) * n + r[1]], 1u);
+  }
+}
+
+static __global__ void layout_scatter_kernel(const uint32_t* __restrict__ rec, uint64_t n_rec, uint32_t n, uint32_t* rp,
+                                      uint32_t* __restrict__ wire, uint32_t* __restrict__ value) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n_rec; i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint32_t* r = rec + i * 11;
+    const uint32_t pos = atomicSub(&rp[size_t(r[0]) * n + r[1]], 1u) - 1;
+    wire[pos] = r[2];
+    uint32_t* v = value + size_t(pos) * 8;
+#pragma unroll
+    for (int k = 0; k < 8; k++) v[k] = r[3 + k];
+  }
+}
+
+struct is_long_row_t {
+  const uint32_t* count;
+  __device__ bool operator()(uint32_t r) const { return count[r] > synth_short_row; }
+};
+
+// Builds |out|'s resident layout on the current device from the records at |rec| (device-mapped host
+// memory); false (nothing allocated) when the section is not mapped for the device, so the caller
+// builds it on the host instead.
+inline bool synth_build_on_device(const cuzk_key& key, synth_dev_t& out) {
+  const uint64_t n_rec = key.desc.n_coefs;
+  const uint32_t n = key.desc.domain_size, rows = 2 * n;
+  uint32_t* rec = nullptr;
+  if (n_rec == 0 || cudaHostGetDevicePointer(reinterpret_cast<void**>(&rec), const_cast<uint8_t*>(key.desc.coefs), 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  out.rows = rows;
+  dev_alloc(size_t(rows) + 1, out.row_ptr);
+  dev_alloc(n_rec, out.wire);
+  CUZK_CUDA_OK(cudaMalloc(&out.value, n_rec * synth_value_bytes));
+  dev_alloc(std::max<uint64_t>(n_rec / (synth_short_row + 1), 1), out.long_rows);
+  cudaStream_t st = nullptr;
+  {
+    dev_arena_t ar(st);
+    uint32_t* n_long = ar.alloc<uint32_t>(1);
+    const unsigned grid = std::min<unsigned>(ceil_div(n_rec, 256), 65535u);
+    CUZK_CUDA_OK(cudaMemsetAsync(out.row_ptr, 0, (size_t(rows) + 1) * 4, st));
+    layout_count_kernel<<<grid, 256, 0, st>>>(rec, n_rec, n, out.row_ptr);
+    CUZK_CUDA_LAUNCHED();
+    thrust::counting_iterator<uint32_t> row_ids(0);
+    msm_gpu::cub_run(ar, [&](void* t, size_t& b) {
+      return cub::DeviceSelect::If(t, b, row_ids, out.long_rows, n_long, rows, is_long_row_t{out.row_ptr}, st);
+    });
+    msm_gpu::cub_run(ar, [&](void* t, size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, out.row_ptr, out.row_ptr, rows, st); });
+    const uint32_t total = uint32_t(n_rec);
+    CUZK_CUDA_OK(cudaMemcpyAsync(out.row_ptr + rows, &total, 4, cudaMemcpyHostToDevice, st));
+    layout_scatter_kernel<<<grid, 256, 0, st>>>(rec, n_rec, n, out.row_ptr, out.wire, static_cast<uint32_t*>(out.value));
+    CUZK_CUDA_LAUNCHED();
+    CUZK_CUDA_OK(cudaMemcpyAsync(&out.n_long, n_long, 4, cudaMemcpyDeviceToHost, st));
+    CUZK_CUDA_OK(cudaStreamSynchronize(st));
+  }
+  return true;
+}
+
 }  // namespace synth_detail
 
 // The row ranges of a streamed layout: consecutive rows while their records stay within
@@ -128,12 +201,15 @@ inline void synth_plan_chunks(const synth_layout_t& lay, uint64_t chunk_records,
   }
 }
 
-// Builds the layout on the host threads and places it on the current device: the records uploaded
-// window by window (|chunk_records| 0; pageable copies, once per key and device), or (streamed) kept
+// Places the layout on the current device. Resident (|chunk_records| 0): built there from the pinned
+// section read in place (synth_build_on_device: 2^24 in ~125 ms on an H100, where the host road took
+// ~1.5 s), else built on the host threads and uploaded window by window (pageable copies, once per
+// key and device: a section with no device address). Streamed: built on the host threads and kept
 // in page-locked host memory in row ranges of about |chunk_records| records. On an exception what was
 // allocated is in |out|, for its owner to free.
 inline void synth_upload(const cuzk_key& key, synth_dev_t& out, uint64_t chunk_records = 0) {
   using namespace synth_detail;
+  if (chunk_records == 0 && key.desc.n_coefs < (uint64_t(1) << 32) && synth_build_on_device(key, out)) return;
   synth_layout_t lay = synth_layout(key);
   const uint64_t n_rec = lay.row_ptr.back();
   out.rows = uint32_t(lay.row_ptr.size() - 1);

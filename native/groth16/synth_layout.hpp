@@ -3,8 +3,9 @@
 // records as a u32 wire index and its 32-byte value (v·R^2, as in the zkey) in two arrays. Rows of at
 // most synth_short_row records are summed by one GPU thread each; the longer ones (packing LCs of a
 // few hundred terms) are listed apart and summed by a warp each, so no thread waits on a long row.
-// Built on the host threads once per key upload, and staged to the device in windows of about
-// 2^20 records, so the host never holds a second copy of the section.
+// Built on the host threads once per key upload for a streamed placement (and where the section has no
+// device address; a resident one is built on the device: synth_gpu.cuh), and staged to the device in
+// windows of about 2^20 records, so the host never holds a second copy of the section.
 #pragma once
 #include <cstdint>
 #include <functional>

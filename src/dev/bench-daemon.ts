@@ -5,10 +5,12 @@
 // device's cumulative kernel_ms over the window, / the window's uptime), submit MB/s (witness bytes / time inside submit
 // calls), witness MB/s in all (the bytes the clients submitted in the window / the window), the
 // daemon's main-thread busy share and the share of witness bytes its intake processes received
-// (GetStatus's intake, differenced over the window), and every returned proof verified again here with cuzk's verifier: the daemon verified it
+// (GetStatus's intake, differenced over the window), this process's event-loop busy share (its clients
+// share one loop: near 100% it, not the daemon, sets the pace), and every returned proof verified again here with cuzk's verifier: the daemon verified it
 // before answering, this checks what crossed the wire. `self` runs a `cuzk serve` child (serve-child.ts).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { CuzkClient, type SubmitRequest } from '../client/client.js';
 import type { DaemonStatus } from '../client/convert.js';
 import type { ProofOutput } from '../engine/api.js';
@@ -69,8 +71,9 @@ export interface RemoteStats extends RunCounts {
   dashboard?: { file: string; fetched: number; kept: number; problems: string[] };
   /** The front door over the window (GetStatus's intake): witness (or inputs) bytes the clients
    * submitted / the window, MB/s; the daemon's main-thread event-loop busy share (null from a
-   * daemon too old to say); of the witness bytes, the share its intake processes received. */
-  intake: { witnessMbPerSec: number; mainThreadBusy: number | null; processes: number; offMainShare: number | null };
+   * daemon too old to say); of the witness bytes, the share its intake processes received; the
+   * event-loop busy share of this process, whose one loop drives every client. */
+  intake: { witnessMbPerSec: number; mainThreadBusy: number | null; processes: number; offMainShare: number | null; clientLoopBusy: number };
 }
 
 export interface DaemonBenchResult {
@@ -140,13 +143,14 @@ function witnessFile(opts: DaemonBenchOptions): string {
 const gpuBusyMs = (s: DaemonStatus) => s.devices.filter((d) => d.kernelMs !== null).map((d) => d.kernelMs!);
 
 /** RemoteStats.intake from GetStatus at the window's ends and the bytes submitted in it. */
-function intakeOverWindow(a: DaemonStatus['intake'], b: DaemonStatus['intake'], upMs: number, bytes: number, wallMs: number): RemoteStats['intake'] {
+function intakeOverWindow(a: DaemonStatus['intake'], b: DaemonStatus['intake'], upMs: number, bytes: number, wallMs: number, clientLoopBusy: number): RemoteStats['intake'] {
   const both = a !== undefined && b !== undefined && upMs > 0;
   return {
     witnessMbPerSec: wallMs > 0 ? bytes / 1e6 / (wallMs / 1000) : 0,
     mainThreadBusy: both ? Math.min(1, Math.max(0, (b.mainThreadBusyMs - a.mainThreadBusyMs) / upMs)) : null,
     processes: b?.processes ?? 0,
     offMainShare: both && bytes > 0 ? Math.min(1, (b.bytes - a.bytes) / bytes) : null,
+    clientLoopBusy,
   };
 }
 
@@ -175,6 +179,7 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
   const name = protocol === 'grpc' ? 'gRPC' : 'Connect';
   progress(`${name} warm-up`, 0, opts.warmup);
   let t0 = 0;
+  let elu0: EventLoopUtilization | undefined;
   let s0: Promise<DaemonStatus> | undefined;
   let capture: DashboardCapture | undefined;
   let dashboard: RemoteStats['dashboard'];
@@ -183,10 +188,12 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
     : p > 1 ? { witnessFiles: Array.from({ length: p }, () => path.resolve(witnessFile(opts))) } : { witnesses: [opts.witness] };
   const { warm, run } = await pump(clients, job, keyId, opts.warmup, opts.jobs, (d) => progress(`${name} proving`, d, opts.jobs), () => {
     t0 = performance.now();
+    elu0 = performance.eventLoopUtilization();
     s0 = statusClient.status();
     if (opts.dashboardCapture !== undefined) capture = captureDashboard({ address, token: opts.token });
   });
   const wallMs = performance.now() - t0;
+  const clientLoopBusy = elu0 ? performance.eventLoopUtilization(elu0).utilization : 0;
   if (capture) {
     const c = await capture.stop();
     const file = path.join(opts.dashboardCapture!, `dashboard-${protocol}.json`);
@@ -201,7 +208,7 @@ async function runProtocol(address: string, protocol: Protocol, keyId: string, v
   const proofs = [...warm.proofs, ...run.proofs];
   const check = verifyAll(vk, proofs);
   const bytesPerJob = opts.inputs ? Buffer.byteLength(JSON.stringify(opts.inputs.input)) : job.witnessFiles ? Buffer.byteLength(job.witnessFiles.join('')) : opts.witness.length;
-  const intake = intakeOverWindow((await s0!).intake, s1.intake, upMs, bytesPerJob * run.submitMs.length, wallMs);
+  const intake = intakeOverWindow((await s0!).intake, s1.intake, upMs, bytesPerJob * run.submitMs.length, wallMs, clientLoopBusy);
   const sorted = [...run.latencies].sort((a, b) => a - b);
   const completed = sorted.length;
   return {
@@ -315,6 +322,7 @@ export function compareTable(rows: CompareRow[]): string[][] {
     line('witness MB/s in all', (r) => (r.intake ? rate(r.intake.witnessMbPerSec) : '-')),
     line('daemon main thread busy', (r) => (r.intake?.mainThreadBusy == null ? '-' : `${(100 * r.intake.mainThreadBusy).toFixed(1)}%`)),
     line('received off main thread', (r) => (r.intake?.offMainShare == null ? '-' : `${(100 * r.intake.offMainShare).toFixed(0)}% (${r.intake.processes} intake processes)`)),
+    line("clients' event loop busy", (r) => (r.intake ? `${(100 * r.intake.clientLoopBusy).toFixed(1)}%` : '-')),
     line('proofs verified', (r) => (r.verifiedHere === null ? (r.allVerified ? 'all (engine)' : 'NO') : r.allVerified ? `all (daemon + ${r.verifiedHere} here)` : `NO (${r.verifiedHere} here)`)),
   ];
 }

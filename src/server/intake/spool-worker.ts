@@ -10,7 +10,8 @@ export type SpoolOp =
   | { seq: number; op: 'open'; id: string; path: string }
   | { seq: number; op: 'write'; id: string; bytes: Uint8Array; recycle?: boolean }
   | { seq: number; op: 'finish'; id: string; final: string }
-  | { seq: number; op: 'abort'; id: string; path: string };
+  | { seq: number; op: 'abort'; id: string; path: string }
+  | { seq: number; op: 'ping' };
 
 export interface SpoolReply {
   seq: number;
@@ -41,6 +42,8 @@ function run(m: SpoolOp): string | undefined {
       renameSync(`${m.final}.partial`, m.final);
       return f.hash.digest('hex');
     }
+    case 'ping':
+      return undefined;
     case 'abort': {
       const f = files.get(m.id);
       files.delete(m.id);

@@ -68,23 +68,31 @@ class SpoolThreads {
 
   /** A thread for one file, round robin (started on first use; only an operation in flight keeps the process up). */
   pick(): number {
-    if (this.#threads.length < this.count) {
-      const worker = startModuleWorker(import.meta.url, 'spool-worker');
-      const t = { worker, pending: new Map<number, { resolve: (r: SpoolReply) => void }>() };
-      worker.on('message', (r: SpoolReply) => {
-        if (r.recycled) this.#recycle(r.recycled);
-        t.pending.get(r.seq)?.resolve(r);
-        t.pending.delete(r.seq);
-        if (t.pending.size === 0) worker.unref();
-      });
-      worker.on('error', (err) => {
-        for (const p of t.pending.values()) p.resolve({ seq: -1, error: { message: `spool thread failed: ${err.message}` } });
-        t.pending.clear();
-      });
-      worker.unref();
-      this.#threads.push(t);
-    }
+    if (this.#threads.length < this.count) this.#start();
     return this.#next++ % this.#threads.length;
+  }
+
+  /** Every thread started and its module loaded (answered a ping), so the first upload finds them warm. */
+  async warm(): Promise<void> {
+    while (this.#threads.length < this.count) this.#start();
+    await Promise.all(this.#threads.map((_, i) => this.send(i, { op: 'ping' })));
+  }
+
+  #start(): void {
+    const worker = startModuleWorker(import.meta.url, 'spool-worker');
+    const t = { worker, pending: new Map<number, { resolve: (r: SpoolReply) => void }>() };
+    worker.on('message', (r: SpoolReply) => {
+      if (r.recycled) this.#recycle(r.recycled);
+      t.pending.get(r.seq)?.resolve(r);
+      t.pending.delete(r.seq);
+      if (t.pending.size === 0) worker.unref();
+    });
+    worker.on('error', (err) => {
+      for (const p of t.pending.values()) p.resolve({ seq: -1, error: { message: `spool thread failed: ${err.message}` } });
+      t.pending.clear();
+    });
+    worker.unref();
+    this.#threads.push(t);
   }
 
   /** An empty batch buffer of BATCH_BYTES. */
@@ -259,6 +267,11 @@ export class WitnessSpool {
     private readonly uploadTtlMs: number,
     private readonly log: Logger,
   ) {}
+
+  /** Starts the spool threads now (an intake process, before it says it is ready), not on the first upload. */
+  warm(): Promise<void> {
+    return this.#threads.warm();
+  }
 
   /** Creates the folder (0700) and removes files that no journaled job names (said in the log). */
   async open(keep: ReadonlySet<string>): Promise<void> {

@@ -67,7 +67,7 @@ class RemoteIntake implements UploadIntake {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function serve(s: IntakeSettings, log: Logger): void {
+async function serve(s: IntakeSettings, log: Logger): Promise<void> {
   const spool = new WitnessSpool(s.spoolDir, 0, log); // registers nothing: the main process keeps uploads
   const intake = new RemoteIntake(spool);
   const sockets = new Set<net.Socket>();
@@ -108,6 +108,7 @@ function serve(s: IntakeSettings, log: Logger): void {
     handle.resume();
   });
   process.once('disconnect', () => void stop()); // the main process is gone: so are its uploads
+  await spool.warm(); // its threads loaded now: the first upload here is not the one that waits for them
   log.debug({ spool: s.spoolDir }, 'intake process ready');
   send({ op: 'ready' });
 }
@@ -117,5 +118,5 @@ function serve(s: IntakeSettings, log: Logger): void {
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => {});
 
 process.once('message', (m: ToIntake) => {
-  if (m.op === 'start') serve(m.settings, createLogger(m.settings.logLevel));
+  if (m.op === 'start') void serve(m.settings, createLogger(m.settings.logLevel));
 });
