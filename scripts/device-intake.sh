@@ -32,10 +32,16 @@ for size in $SIZES; do
 done
 
 step "front door alone: 2^20 witnesses, $WIDE clients at once, queue paused (intake processes off, then auto)"
-for run in "off $WIDE" "auto $WIDE" "auto 1"; do
-  read -r mode threads <<< "$run"
-  echo "--- limits.intake_processes = $mode, clients on $threads thread(s)"
-  CUZK_INTAKE=$mode node --import tsx scripts/measure-submit.mjs --size 20 --runs 3 --clients "$WIDE" --client-threads "$threads" \
-    --protocols "${FRONT_PROTOCOLS:-raw,grpc,connect}" 2>&1 | grep -v '"level"' | tee "$OUT/intake-$mode-$threads.txt" | cut -c1-230 | tail -4
+# the disk's own rate first (the spool fsyncs every witness: the durable intake cannot pass it), then
+# the spool on a tmpfs (files.spool_dir): what the daemon's processes take in when the disk is not the limit
+dd if=/dev/zero of=.dd-probe bs=1M count=4096 conv=fsync 2>&1 | tail -1; rm -f .dd-probe
+shm=/dev/shm/cuzk-intake-$$
+for run in "off $WIDE disk" "auto $WIDE disk" "auto 1 disk" "auto $WIDE tmpfs" "off $WIDE tmpfs"; do
+  read -r mode threads where <<< "$run"
+  spool=""; [[ $where == tmpfs ]] && spool="$shm/$mode-$threads"
+  echo "--- limits.intake_processes = $mode, clients on $threads thread(s), spool on the $where"
+  CUZK_SPOOL_DIR=$spool CUZK_INTAKE=$mode node --import tsx scripts/measure-submit.mjs --size 20 --runs 3 --clients "$WIDE" --client-threads "$threads" \
+    --protocols "${FRONT_PROTOCOLS:-raw,grpc,connect}" 2>&1 | grep -v '"level"' | tee "$OUT/intake-$mode-$threads-$where.txt" | cut -c1-230 | tail -4
 done
+rm -rf "$shm"
 step done

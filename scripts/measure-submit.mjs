@@ -9,7 +9,8 @@
 // and this process (the clients; for the raw row, also its server) spent per MiB received, from
 // /proc and process.cpuUsage(). --protocols raw,grpc,connect picks rows (one at a time for a clean
 // CPU profile: CUZK_PROF=<dir> profiles the daemon child, node --cpu-prof this process).
-// CUZK_INTAKE=off|N sets the daemon's limits.intake_processes (default auto). The SDK's clients
+// CUZK_INTAKE=off|N sets the daemon's limits.intake_processes (default auto); CUZK_SPOOL_DIR its
+// files.spool_dir (default: in its data dir, on tmpdir()'s disk). The SDK's clients
 // run --client-threads at a time in worker threads (scripts/submit-worker.mjs; default: each client
 // in its own, as separate client processes would be; 1: all on this process's one event loop, which
 // then caps the aggregate MB/s on its own: 16 clients on one loop are one client's CPU).
@@ -79,7 +80,7 @@ async function rawPost(n = 1) {
 
 async function startDaemon(dataDir) {
   const child = path.join(root, 'test/helpers/cuzk-child.ts');
-  const proc = spawn(process.execPath, [...(process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : []), '--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000', ...(process.env.CUZK_INTAKE ? ['--intake-processes', process.env.CUZK_INTAKE] : [])], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [...(process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : []), '--import', 'tsx', child, 'serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--backend', 'cpu', '--key-dirs', path.dirname(key), '--max-queue', '100000', ...(process.env.CUZK_INTAKE ? ['--intake-processes', process.env.CUZK_INTAKE] : []), ...(process.env.CUZK_SPOOL_DIR ? ['--spool-dir', process.env.CUZK_SPOOL_DIR] : [])], { cwd: root, env: { ...process.env, CUZK_LOG: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let logs = '';
   const address = await new Promise((resolve, reject) => {
     proc.stderr.on('data', (d) => {

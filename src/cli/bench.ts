@@ -56,6 +56,7 @@ Options: --jobs N            measured jobs (default 20)
          --clients N         concurrent SDK clients for --remote (default 10)
          --token T           the daemon's bearer token (default $CUZK_TOKEN)
          --upload-key        --remote: send the .zkey bytes instead of its path
+         --spool-dir DIR     --remote self: the daemon's files.spool_dir (default in its temporary data dir)
          --partitions P      partitions per job, each the same witness (the PoRep shape); with --remote
                              each job names the witness file P times, read by the daemon in place
                              (--remote self lets its daemon read that folder)
@@ -174,6 +175,8 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const token = strFlag(flags, 'token');
   if (remote === '') throw new InputError('E_INVALID_ARG', '--remote needs self or a daemon address (host:port, unix:/path)');
   if (remote === undefined && (flags.has('clients') || flags.has('upload-key'))) throw new InputError('E_INVALID_ARG', '--clients and --upload-key go with --remote self|host:port');
+  const spoolDir = strFlag(flags, 'spool-dir');
+  if (spoolDir !== undefined && remote !== 'self') throw new InputError('E_INVALID_ARG', '--spool-dir goes with --remote self (a daemon of its own sets files.spool_dir itself)');
   if (remote !== undefined && compare !== undefined) throw new InputError('E_INVALID_ARG', '--remote and --compare pinned:off are separate runs: give one of them');
   if (!ctx.verbose && process.env.CUZK_LOG === undefined) setLogLevel('warn'); // not a line per job
   const source = circuitSource(flags);
@@ -193,7 +196,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     },
     onProgress: progress(ctx),
   });
-  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, partitions, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath }, r);
+  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, partitions, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath, spoolDir }, r);
   const failed = r.run.failed + (r.off?.failed ?? 0) + (r.inputs?.failed ?? 0);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
     headline(zkey, r),
@@ -234,13 +237,14 @@ interface RemoteRun {
   uploadKey: boolean;
   backend: 'auto' | 'cpu' | 'cuda';
   threads: number;
+  spoolDir?: string;
 }
 
 /** The daemon runs after the in-process one (whose engine is closed), then the side-by-side table. */
 async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Promise<number> {
   const daemon = await benchDaemon({
     remote: o.remote, zkey: o.zkey, witness: o.witness, wtns: o.wtns, partitions: o.partitions, inputs: o.inputs, jobs: r.run.jobs, warmup: (r.inputs ?? r.run).warmup, clients: o.clients,
-    engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx),
+    engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx), spoolDir: o.spoolDir,
     tracePath: o.tracePath === undefined ? undefined : daemonTracePath(o.tracePath),
   });
   const compare = compareRows(r.run, daemon, r.inputs);

@@ -8,7 +8,7 @@ import { InputError } from '../errors.js';
 const GLOBAL = ['json', 'quiet', 'verbose', 'threads', 'help', 'version'];
 const REMOTE_VALUES = ['remote', 'token', 'priority', 'request-id', 'timeout-ms', 'deadline-ms', 'key-id', 'protocol', 'tls-ca', 'tls-cert', 'tls-key'];
 const REMOTE = [...REMOTE_VALUES, 'upload-key'];
-const BENCH_VALUES = ['circuit', 'witness', 'size', 'curve', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'remote', 'clients', 'token', 'inputs', 'generator', 'partitions', 'witness-slots', 'memory-gpu-bytes', 'key-residency', 'stream-chunk-points'];
+const BENCH_VALUES = ['circuit', 'witness', 'size', 'curve', 'jobs', 'concurrency', 'warmup', 'compare', 'trace', 'backend', 'remote', 'clients', 'token', 'inputs', 'generator', 'partitions', 'witness-slots', 'memory-gpu-bytes', 'key-residency', 'stream-chunk-points', 'spool-dir'];
 const DEV_VALUES = ['constraints', 'curve', 'seed'];
 const REPORT_VALUES = ['bin-ms'];
 const TRACE_VALUES = ['seconds'];

@@ -46,6 +46,8 @@ export interface DaemonBenchOptions {
   token?: string;
   /** Send the .zkey bytes (LoadKey zkey) instead of its path (LoadKey path, valid on the daemon's machine). */
   uploadKey?: boolean;
+  /** 'self' only: the daemon child's files.spool_dir (default: in its temporary data dir). */
+  spoolDir?: string;
   /** 'self' only: the daemon child writes its Perfetto trace (both protocols' runs) here on shutdown. */
   tracePath?: string;
   /** A folder: the dashboard's frames of each protocol's window, one a second, go to dashboard-<protocol>.json there. */
@@ -265,7 +267,7 @@ export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBench
   if (opts.tracePath) engineArgs.push('--trace-path', path.resolve(opts.tracePath));
   const keyDirs = [...new Set([opts.zkey, ...(opts.inputs ? [opts.inputs.generator] : [])].map((f) => path.dirname(path.resolve(f))))];
   const inputDirs = (opts.partitions ?? 1) > 1 ? [path.dirname(path.resolve(witnessFile(opts)))] : [];
-  const child = await startServeChild({ engineArgs, keyDirs, inputDirs });
+  const child = await startServeChild({ engineArgs, keyDirs, inputDirs, spoolDir: opts.spoolDir });
   const outcome = await onDaemon(child.address, opts).then((r) => ({ r }), (err: unknown) => ({ err }));
   const exitStatus = await child.stop();
   if ('err' in outcome) throw outcome.err;

@@ -27,6 +27,8 @@ export interface ServeChildOptions {
   keyDirs: string[];
   /** Directories whose files jobs may name by path (`--input-dirs`: witness files read in place). */
   inputDirs?: string[];
+  /** `--spool-dir` (default: the daemon's, in its temporary data dir). */
+  spoolDir?: string;
   startTimeoutMs?: number;
 }
 
@@ -45,6 +47,7 @@ export async function startServeChild(opts: ServeChildOptions): Promise<ServeChi
   const args = ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--log-level', 'info', ...opts.engineArgs];
   if (OPTIONS.some((o) => o.flag === KEY_DIRS_FLAG)) args.push(`--${KEY_DIRS_FLAG}`, opts.keyDirs.join(','));
   if (opts.inputDirs?.length) args.push('--input-dirs', opts.inputDirs.join(','));
+  if (opts.spoolDir) args.push('--spool-dir', path.resolve(opts.spoolDir));
   const { execArgv, entry } = cuzkEntry();
   // CUZK_PROF=<dir>: the daemon writes a V8 CPU profile there (node refuses --cpu-prof in NODE_OPTIONS)
   const prof = process.env.CUZK_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CUZK_PROF] : [];

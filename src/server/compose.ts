@@ -42,7 +42,7 @@ export async function startServeDaemon(cfg: ServeConfig, opts: ComposeOptions): 
     // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
     const budgets = await waitForMemory(cfg, { log });
     rmSync(generatedWitnessDir(cfg), { recursive: true, force: true }); // witnesses a killed daemon left: private, no job's now
-    const spoolDir = path.join(cfg.dataDir, 'spool');
+    const spoolDir = cfg.spoolDir;
     const openWitness = confinedWitnessOpener([...cfg.inputDirs, spoolDir]);
     engine = await startEngine({ ...toEngineConfig({ ...cfg, ...budgets }), logger: log, openWitness });
     const spool = new WitnessSpool(spoolDir, cfg.uploadTtlS * 1000, log);

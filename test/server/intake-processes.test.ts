@@ -6,13 +6,13 @@
 // takes the next upload.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CuzkClient } from '../../src/client/index.js';
 import { startsWitnessUpload } from '../../src/server/transport/intake-processes.js';
-import { removeDataDir, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
+import { makeDataDir, removeDataDir, runChild, startDaemon, vectorDirArgs, type DaemonProcess } from '../helpers/daemon.js';
 import { snarkjsVerify, terminateSnarkjs } from '../helpers/snarkjs.js';
 import { vectorFile, vectorSets } from '../helpers/vectors.js';
 
@@ -185,5 +185,39 @@ describe('cuzk serve: intake processes', () => {
       assert.equal(await d.stop(), 0, d.logs());
       removeDataDir(d.dataDir);
     }
+  });
+
+  it('files.spool_dir: uploads go there, from an intake process and from the main thread, and leave with their job; a folder not the daemon\'s own is refused at start', async () => {
+    const base = makeDataDir();
+    const spoolDir = path.join(base, 'fast', 'spool'); // created (0700) by the daemon
+    const d = await startDaemon({ args: [...vectorDirArgs(), '--intake-processes', '1', '--token', TOKEN, '--spool-dir', spoolDir] });
+    try {
+      await until('the intake process ready', async () => (await metric(d, 'cuzk_intake_processes')) === 1);
+      assert.equal(statSync(spoolDir).mode & 0o777, 0o700);
+      const up = await freshPost(d.url, w, TOKEN);
+      assert.equal(up.status, 200, up.body);
+      const id = (JSON.parse(up.body) as { witnessId: string }).witnessId;
+      assert.deepEqual(new Uint8Array(readFileSync(path.join(spoolDir, `${id}.wtns`))), w, 'spooled in files.spool_dir byte for byte');
+      assert.ok(!existsSync(path.join(d.dataDir, 'spool')) || readdirSync(path.join(d.dataDir, 'spool')).length === 0, 'nothing in <data_dir>/spool');
+      const c = new CuzkClient({ address: d.address, token: TOKEN, uploads: 'stream' }); // UploadWitness: the main thread's road
+      const id2 = await c.uploadWitness(key, w);
+      assert.deepEqual(new Uint8Array(readFileSync(path.join(spoolDir, `${id2}.wtns`))), w, 'the main thread spools there too');
+      const job = await c.prove({ key, witnessIds: [id, id2] });
+      assert.equal(job.state, 'completed', JSON.stringify(job.error));
+      for (const p of job.proofs!) assert.equal(await snarkjsVerify(json('vkey.json'), p.publicSignals, p.proof), true);
+      await until('the job\'s spool files removed', () => readdirSync(spoolDir).length === 0);
+      c.close();
+    } finally {
+      assert.equal(await d.stop(), 0, d.logs());
+      removeDataDir(d.dataDir);
+    }
+    // a shared folder (as /dev/shm or /tmp are): refused with one line naming the option, exit 2
+    const shared = path.join(base, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const r = await runChild(['serve', '--data-dir', path.join(base, 'data'), '--listen', '127.0.0.1:0', '--spool-dir', shared]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /files\.spool_dir .*shared: must be a folder of this daemon's own .*mode 1777/);
+    removeDataDir(base);
   });
 });

@@ -4,7 +4,7 @@
 // reads the file straight into its pinned buffers. A file lives as long as its job (uploads no job
 // has claimed yet: limits.upload_ttl_s); at start, files no journaled job names are removed.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import type { KeyShape as EngineKeyShape } from '../../engine/api.js';
@@ -276,6 +276,13 @@ export class WitnessSpool {
   /** Creates the folder (0700) and removes files that no journaled job names (said in the log). */
   async open(keep: ReadonlySet<string>): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // files.spool_dir may name any folder: only one of this daemon's own holds private witnesses
+    // (and has its unknown files removed below), never a shared one such as /dev/shm itself
+    const st = await stat(this.dir);
+    const uid = process.getuid?.();
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
+      throw new InputError('E_INVALID_ARG', `files.spool_dir ${this.dir}: must be a folder of this daemon's own (owned by its user, mode 0700; it is ${st.isDirectory() ? `owned by uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}` : 'not a folder'}): name a new folder (it is created 0700) or chmod 700 it`);
+    }
     let removed = 0;
     for (const f of await readdir(this.dir)) {
       const p = path.join(this.dir, f);

@@ -28,6 +28,7 @@ export interface ServeConfig {
   witnessWaitMs: number;
   keyDirs: string[];
   inputDirs: string[];
+  spoolDir: string;
   logLevel: LogLevel;
   maxMessageBytes: number;
   maxJobBytes: number;
@@ -146,6 +147,7 @@ export function loadServeConfig(opts: { configPath?: string; flags?: Map<string,
   cfg.dataDir = home(cfg.dataDir);
   cfg.keyDirs = (cfg.keyDirs.length > 0 ? cfg.keyDirs : [path.join(cfg.dataDir, 'keys')]).map((d) => path.resolve(home(d)));
   cfg.inputDirs = (cfg.inputDirs.length > 0 ? cfg.inputDirs : [path.join(cfg.dataDir, 'inputs')]).map((d) => path.resolve(home(d)));
+  cfg.spoolDir = path.resolve(home(cfg.spoolDir || path.join(cfg.dataDir, 'spool')));
   if (!['auto', 'cpu', 'cuda'].includes(cfg.backend)) throw new InputError('E_INVALID_ARG', `backend must be auto, cpu or cuda, got "${cfg.backend}"`);
   if (!['start', 'exit'].includes(cfg.memoryWaitPolicy)) throw new InputError('E_INVALID_ARG', `engine.memory_wait_policy must be start or exit, got "${cfg.memoryWaitPolicy}"`);
   if (!isLogLevel(cfg.logLevel)) throw new InputError('E_INVALID_ARG', `log_level must be one of ${LOG_LEVELS.join(', ')}, got "${cfg.logLevel}"`);
