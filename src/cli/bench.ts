@@ -62,7 +62,8 @@ Options: --jobs N            measured jobs (default 20)
                              (--remote self lets its daemon read that folder)
          --witness-slots N   witnesses computed at once (default: the engine's rule, cores - 1 with a GPU, cores / 2 without)
          --memory-gpu-bytes N  each GPU's memory budget (default 90% of its memory): below the key and a
-                             proof's scratch, the key is streamed from pinned host memory (in process only)
+                             proof's scratch, the key is streamed from pinned host memory (in process,
+                             and with --remote self the daemon's engine.memory_gpu_bytes too)
          --key-residency auto|resident|streamed  how keys are placed on GPUs (default auto: resident
                              when it fits, else streamed; streamed: every set, even when it fits)
          --stream-chunk-points N  a streamed key's chunk length in points (default: the placement's choice)
@@ -162,8 +163,12 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     throw new InputError('E_INVALID_ARG', `--key-residency must be auto, resident or streamed, got ${residency}`);
   }
   const chunkPoints = intFlag(flags, 'stream-chunk-points', undefined, 1, 2 ** 31 - 1);
-  if ((gpuBytes !== undefined || residency !== undefined || chunkPoints !== undefined) && flags.has('remote')) {
-    throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes, --key-residency and --stream-chunk-points run in process only (not with --remote)');
+  if ((residency !== undefined || chunkPoints !== undefined) && flags.has('remote')) {
+    throw new InputError('E_INVALID_ARG', '--key-residency and --stream-chunk-points run in process only (not with --remote)');
+  }
+  // a daemon of our own takes the same GPU budget (its engine.memory_gpu_bytes): a streamed key through cuzk serve
+  if (gpuBytes !== undefined && flags.has('remote') && strFlag(flags, 'remote') !== 'self') {
+    throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes goes with --remote self only (a daemon by address has its own engine.memory_gpu_bytes)');
   }
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
@@ -196,7 +201,7 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
     },
     onProgress: progress(ctx),
   });
-  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, partitions, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath, spoolDir }, r);
+  if (remote !== undefined) return remoteReport(ctx, { zkey, wtns, witness, inputs, partitions, remote, clients, token, uploadKey: flags.has('upload-key'), backend, threads, tracePath, spoolDir, gpuBytes }, r);
   const failed = r.run.failed + (r.off?.failed ?? 0) + (r.inputs?.failed ?? 0);
   printResult(ctx, { ok: failed === 0, zkey, witness: wtns, ...r }, [
     headline(zkey, r),
@@ -238,13 +243,14 @@ interface RemoteRun {
   backend: 'auto' | 'cpu' | 'cuda';
   threads: number;
   spoolDir?: string;
+  gpuBytes?: number;
 }
 
 /** The daemon runs after the in-process one (whose engine is closed), then the side-by-side table. */
 async function remoteReport(ctx: CliContext, o: RemoteRun, r: BenchResult): Promise<number> {
   const daemon = await benchDaemon({
     remote: o.remote, zkey: o.zkey, witness: o.witness, wtns: o.wtns, partitions: o.partitions, inputs: o.inputs, jobs: r.run.jobs, warmup: (r.inputs ?? r.run).warmup, clients: o.clients,
-    engine: { backend: o.backend, threads: o.threads }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx), spoolDir: o.spoolDir,
+    engine: { backend: o.backend, threads: o.threads, ...(o.gpuBytes !== undefined ? { gpuBytes: o.gpuBytes } : {}) }, token: o.token, uploadKey: o.uploadKey, onProgress: progress(ctx), spoolDir: o.spoolDir,
     tracePath: o.tracePath === undefined ? undefined : daemonTracePath(o.tracePath),
   });
   const compare = compareRows(r.run, daemon, r.inputs);

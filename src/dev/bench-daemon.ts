@@ -42,7 +42,7 @@ export interface DaemonBenchOptions {
   wtns?: string;
   warmup: number;
   clients: number;
-  engine: { backend: 'auto' | 'cpu' | 'cuda'; threads: number };
+  engine: { backend: 'auto' | 'cpu' | 'cuda'; threads: number; /** 'self': the daemon's --memory-gpu-bytes */ gpuBytes?: number };
   token?: string;
   /** Send the .zkey bytes (LoadKey zkey) instead of its path (LoadKey path, valid on the daemon's machine). */
   uploadKey?: boolean;
@@ -263,7 +263,7 @@ export async function checkRemote(remote: string, token?: string): Promise<void>
 /** The stream through the daemon; with 'self', a `cuzk serve` child started here and stopped after. */
 export async function benchDaemon(opts: DaemonBenchOptions): Promise<DaemonBenchResult> {
   if (opts.remote !== 'self') return { ...(await onDaemon(opts.remote, opts)), self: null };
-  const engineArgs = ['--backend', opts.engine.backend, '--threads', String(opts.engine.threads)];
+  const engineArgs = ['--backend', opts.engine.backend, '--threads', String(opts.engine.threads), ...(opts.engine.gpuBytes !== undefined ? ['--memory-gpu-bytes', String(opts.engine.gpuBytes)] : [])];
   if (opts.tracePath) engineArgs.push('--trace-path', path.resolve(opts.tracePath));
   const keyDirs = [...new Set([opts.zkey, ...(opts.inputs ? [opts.inputs.generator] : [])].map((f) => path.dirname(path.resolve(f))))];
   const inputDirs = (opts.partitions ?? 1) > 1 ? [path.dirname(path.resolve(witnessFile(opts)))] : [];

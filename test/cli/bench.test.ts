@@ -114,7 +114,8 @@ describe('cuzk bench (CPU core)', () => {
       ['bench', '--size', '12', '--clients', '2'], ['bench', '--size', '12', '--remote', 'self', '--clients', '0'],
       ['bench', '--circuit', zkey, '--inputs', vectorFile(poseidon, 'input.json')], ['bench', '--size', '12', '--inputs', vectorFile(poseidon, 'input.json'), '--generator', vectorFile(poseidon, 'circuit.wasm')],
       ['bench', '--size', '12', '--key-residency', 'sometimes'], ['bench', '--size', '12', '--memory-gpu-bytes', '0'],
-      ['bench', '--size', '12', '--memory-gpu-bytes', '1000000000', '--remote', 'self'],
+      ['bench', '--size', '12', '--memory-gpu-bytes', '1000000000', '--remote', '127.0.0.1:1'],
+      ['bench', '--size', '12', '--key-residency', 'streamed', '--remote', 'self'],
       ['bench', '--size', '12', '--stream-chunk-points', '0'], ['bench', '--size', '12', '--stream-chunk-points', '65536', '--remote', 'self'],
       ['bench', '--size', '12', '--spool-dir', '/tmp/x'], ['bench', '--size', '12', '--remote', '127.0.0.1:1', '--spool-dir', '/tmp/x']]) {
       const r = await runCli(args);
