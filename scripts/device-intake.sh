@@ -8,7 +8,7 @@
 # processes would be; then once more with all clients on one event loop, the old measurement). About 6-7 minutes after the build (a carried core: seconds).
 # Run there, from the repository root, with carry [".device", "dist"] (and "build/carry" if packed):
 #   source .device/boot.sh && bash scripts/device-intake.sh
-# Knobs: SIZES="20 22", CLIENTS=10, WIDE=16 (the intake run's clients), FRONT_PROTOCOLS (raw,grpc,connect),
+# Knobs: SIZES="20 22", CLIENTS=10, BENCH_SPOOL (the bench daemon's files.spool_dir, e.g. /dev/shm/cuzk), WIDE=16 (the intake run's clients), FRONT_PROTOCOLS (raw,grpc,connect),
 # SKIP_BUILD=1 (a dry run here).
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
@@ -27,7 +27,7 @@ fi
 jobs_for() { case $1 in 20) echo 200 ;; 22) echo 60 ;; *) echo 40 ;; esac; }
 for size in $SIZES; do
   step "bench 2^$size: in-process, then cuzk serve over gRPC and Connect, $CLIENTS clients"
-  npm run bench -- engine --size "$size" --jobs "$(jobs_for "$size")" --remote self --clients "$CLIENTS" 2>&1 |
+  npm run bench -- engine --size "$size" --jobs "$(jobs_for "$size")" --remote self --clients "$CLIENTS" ${BENCH_SPOOL:+--spool-dir "$BENCH_SPOOL"} 2>&1 |
     grep -v '"level"' | tee "$OUT/bench-$size.txt" | tail -18
 done
 
