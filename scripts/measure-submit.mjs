@@ -23,6 +23,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { submitRounds } from './submit-rounds.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: a } = parseArgs({ options: { size: { type: 'string', default: '20' }, runs: { type: 'string', default: '5' }, clients: { type: 'string', default: '4' }, 'client-threads': { type: 'string' }, protocols: { type: 'string', default: 'raw,grpc,connect' } } });
@@ -101,16 +102,9 @@ async function sdkSubmitter(address, protocol, n = 1, rounds = runs) {
   const threads = n === 1 ? 1 : Math.min(n, clientThreads);
   if (threads === 1) {
     const cs = Array.from({ length: n }, () => new CuzkClient({ address, protocol }));
-    const one = async (client) => {
-      const t0 = performance.now();
-      const { job } = await client.submit({ key, witnesses: [wtns] });
-      if (job.state !== 'queued') throw new Error(`${protocol}: the job is ${job.state}`);
-      jobs.push(job.id);
-      return ms(t0);
-    };
     return async () => {
-      const times = [];
-      for (let i = 0; i < rounds; i++) times.push(...(await Promise.all(cs.map(one))));
+      const { times, ids } = await submitRounds(cs, protocol, key, wtns, rounds);
+      jobs.push(...ids);
       return times;
     };
   }

@@ -4,23 +4,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { submitRounds } from './submit-rounds.mjs';
 
 const { root, address, protocol, key, wtns: wtnsPath, clients, rounds } = workerData;
 (await import('tsx/esm/api')).register(); // a worker does not inherit the parent's --import tsx hooks
 const { CuzkClient } = await import(path.join(root, 'src/client/index.ts'));
 const wtns = new Uint8Array(readFileSync(wtnsPath));
 const cs = Array.from({ length: clients }, () => new CuzkClient({ address, protocol }));
-parentPort.once('message', async () => {
-  const times = [];
-  const ids = [];
-  const one = async (client) => {
-    const t0 = performance.now();
-    const { job } = await client.submit({ key, witnesses: [wtns] });
-    if (job.state !== 'queued') throw new Error(`${protocol}: the job is ${job.state}`);
-    ids.push(job.id);
-    return performance.now() - t0;
-  };
-  for (let i = 0; i < rounds; i++) times.push(...(await Promise.all(cs.map(one))));
-  parentPort.postMessage({ times, ids });
-});
+parentPort.once('message', async () => parentPort.postMessage(await submitRounds(cs, protocol, key, wtns, rounds)));
 parentPort.postMessage('ready');

@@ -166,10 +166,6 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   if ((residency !== undefined || chunkPoints !== undefined) && flags.has('remote')) {
     throw new InputError('E_INVALID_ARG', '--key-residency and --stream-chunk-points run in process only (not with --remote)');
   }
-  // a daemon of our own takes the same GPU budget (its engine.memory_gpu_bytes): a streamed key through cuzk serve
-  if (gpuBytes !== undefined && flags.has('remote') && strFlag(flags, 'remote') !== 'self') {
-    throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes goes with --remote self only (a daemon by address has its own engine.memory_gpu_bytes)');
-  }
   const compare = strFlag(flags, 'compare');
   if (compare !== undefined && compare !== 'pinned:off') throw new InputError('E_INVALID_ARG', `--compare supports only pinned:off, got ${compare}`);
   const backend = strFlag(flags, 'backend') ?? 'auto';
@@ -180,6 +176,10 @@ export async function benchCommand(ctx: CliContext, args: string[], flags: Flags
   const token = strFlag(flags, 'token');
   if (remote === '') throw new InputError('E_INVALID_ARG', '--remote needs self or a daemon address (host:port, unix:/path)');
   if (remote === undefined && (flags.has('clients') || flags.has('upload-key'))) throw new InputError('E_INVALID_ARG', '--clients and --upload-key go with --remote self|host:port');
+  // a daemon of our own takes the same GPU budget (its engine.memory_gpu_bytes): a streamed key through cuzk serve
+  if (gpuBytes !== undefined && remote !== undefined && remote !== 'self') {
+    throw new InputError('E_INVALID_ARG', '--memory-gpu-bytes goes with --remote self only (a daemon by address has its own engine.memory_gpu_bytes)');
+  }
   const spoolDir = strFlag(flags, 'spool-dir');
   if (spoolDir !== undefined && remote !== 'self') throw new InputError('E_INVALID_ARG', '--spool-dir goes with --remote self (a daemon of its own sets files.spool_dir itself)');
   if (remote !== undefined && compare !== undefined) throw new InputError('E_INVALID_ARG', '--remote and --compare pinned:off are separate runs: give one of them');
