@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Logger } from '../log.js';
 import { FleetMember } from './fleet/fleet-member.js';
 import { confinedWitnessOpener } from './intake/file-access.js';
-import { WitnessSpool } from './intake/spool.js';
+import { prepareSpoolDir, WitnessSpool } from './intake/spool.js';
 import { WitnessIntake } from './intake/witness-intake.js';
 import { FleetRunner } from './jobs/fleet-runner.js';
 import { JobService } from './jobs/job-service.js';
@@ -40,6 +40,7 @@ export async function startServeDaemon(cfg: ServeConfig, opts: ComposeOptions): 
   let engine;
   try {
     // after a takeover too: the old daemon's pinned memory returns only as the driver frees it
+    await prepareSpoolDir(cfg.spoolDir); // a bad files.spool_dir stops the start before any memory is taken
     const budgets = await waitForMemory(cfg, { log });
     rmSync(generatedWitnessDir(cfg), { recursive: true, force: true }); // witnesses a killed daemon left: private, no job's now
     const spoolDir = cfg.spoolDir;

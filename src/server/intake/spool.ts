@@ -57,6 +57,19 @@ const BATCH_BYTES = 1 << 20;
 /** Empty batch buffers kept for reuse (warm pages, no allocation per MiB); more are left to the GC. */
 const BATCH_POOL_MAX = 16;
 
+/** Creates the spool folder (0700) or checks an existing one: files.spool_dir may name any folder, but
+ * only one of this daemon's own may hold private witnesses (and have its unknown files removed at
+ * start), never a shared one such as /dev/shm itself. Called at start before the engine, so a bad
+ * folder costs nothing, and again by open(). */
+export async function prepareSpoolDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const st = await stat(dir);
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
+    throw new InputError('E_INVALID_ARG', `files.spool_dir ${dir}: must be a folder of this daemon's own (owned by its user, mode 0700; it is ${st.isDirectory() ? `owned by uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}` : 'not a folder'}): name a new folder (it is created 0700) or chmod 700 it`);
+  }
+}
+
 /** Threads that hash and write spool files (spool-worker.ts); each writer keeps to one of them. */
 class SpoolThreads {
   readonly #threads: { worker: Worker; pending: Map<number, { resolve: (r: SpoolReply) => void }> }[] = [];
@@ -275,14 +288,7 @@ export class WitnessSpool {
 
   /** Creates the folder (0700) and removes files that no journaled job names (said in the log). */
   async open(keep: ReadonlySet<string>): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    // files.spool_dir may name any folder: only one of this daemon's own holds private witnesses
-    // (and has its unknown files removed below), never a shared one such as /dev/shm itself
-    const st = await stat(this.dir);
-    const uid = process.getuid?.();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
-      throw new InputError('E_INVALID_ARG', `files.spool_dir ${this.dir}: must be a folder of this daemon's own (owned by its user, mode 0700; it is ${st.isDirectory() ? `owned by uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}` : 'not a folder'}): name a new folder (it is created 0700) or chmod 700 it`);
-    }
+    await prepareSpoolDir(this.dir);
     let removed = 0;
     for (const f of await readdir(this.dir)) {
       const p = path.join(this.dir, f);
