@@ -64,16 +64,23 @@ for k in $prove_sizes; do
   cat "$F/circuit.zkey" "$F/witness.wtns" > /dev/null  # in the page cache
   # then HUGE_RUNS more with the key's and the witness's mappings on transparent huge pages: fewer
   # faults, pins and page frees (the process's exit frees the key: ~9 GB at 2^24)
+  # PROVE_ENVS: ';'-separated sets of environment assignments, each run once per set in turn
+  # (e.g. "CUZK_EXIT=normal;" compares the normal exit with the default; an empty set is the default)
+  IFS=';' read -r -a envsets <<< "${PROVE_ENVS:-}"
+  (( ${#envsets[@]} == 0 )) && envsets=("")
   for run in $(seq 1 $(( RUNS + ${HUGE_RUNS:-2} ))); do
-    huge=0 label="2^$k run $run"
-    (( run > RUNS )) && huge=1 label="2^$k run $run, CUZK_HUGEPAGES=1"
-    t0=$(now_ms)
-    CUZK_HUGEPAGES=$huge CUZK_TRACE_PROVE=1 cuzk prove "$F/circuit.zkey" "$F/witness.wtns" "$TMP/proof.json" "$TMP/public.json" --json > "$TMP/prove.json" 2> "$TMP/prove.err"
-    rc=$?
-    wall=$(( $(now_ms) - t0 ))
-    node scripts/prep-summary.mjs prove "$label (exit $rc)" "$wall" "$TMP/prove.json" "$TMP/prove.err"
-    echo "    snarkjs: $(snarkjs groth16 verify "$F/vkey.json" "$TMP/public.json" "$TMP/proof.json" 2>&1 | tail -1 | sed 's/\x1b\[[0-9;]*m//g')"
-    rm -f "$TMP/proof.json" "$TMP/public.json"
+    for envset in "${envsets[@]}"; do
+      huge=0 label="2^$k run $run${envset:+, $envset}"
+      (( run > RUNS )) && huge=1 label="2^$k run $run, CUZK_HUGEPAGES=1${envset:+, $envset}"
+      t0=$(now_ms)
+      # shellcheck disable=SC2086 # envset is a list of assignments
+      env CUZK_HUGEPAGES=$huge CUZK_TRACE_PROVE=1 $envset node "$root/bin/cuzk.js" prove "$F/circuit.zkey" "$F/witness.wtns" "$TMP/proof.json" "$TMP/public.json" --json > "$TMP/prove.json" 2> "$TMP/prove.err"
+      rc=$?
+      wall=$(( $(now_ms) - t0 ))
+      node scripts/prep-summary.mjs prove "$label (exit $rc)" "$wall" "$TMP/prove.json" "$TMP/prove.err"
+      echo "    snarkjs: $(snarkjs groth16 verify "$F/vkey.json" "$TMP/public.json" "$TMP/proof.json" 2>&1 | tail -1 | sed 's/\x1b\[[0-9;]*m//g')"
+      rm -f "$TMP/proof.json" "$TMP/public.json"
+    done
   done
 done
 

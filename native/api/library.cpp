@@ -1,4 +1,6 @@
 // Library-level entry points: status names, backend identity, threads, native-owned memory.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -41,6 +43,12 @@ CUZK_API const char* cuzk_field_impl(void) {
   if (mont_x86::enabled) return "x86-64-adx";
 #endif
   return "generic";
+}
+
+CUZK_API void cuzk_exit_now(int32_t status) {
+  // _exit, not exit: no atexit handlers, so not the CUDA runtime's teardown of its contexts and
+  // registrations one by one; the kernel drops the process's GPU state with its files
+  _exit(status & 0xff);
 }
 
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err) {

@@ -67,6 +67,11 @@ CUZK_API int32_t cuzk_cuda_available(void);
 CUZK_API const char* cuzk_field_impl(void);
 /* Worker threads for the CPU core (0 = hardware concurrency). Not to be called during other calls. */
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err);
+/* Ends the process now with |status| (_exit): no atexit handler runs, so neither does the CUDA
+ * runtime's teardown (~100-140 ms after a one-shot proof on an H100); the kernel releases the
+ * process's memory, pins and GPU contexts. For a process whose work is done and whose output is
+ * written and flushed (`cuzk prove`). Never returns. */
+CUZK_API void cuzk_exit_now(int32_t status);
 CUZK_API uint32_t cuzk_get_threads(void);
 
 /* ---- memory: native-owned buffers handed to TypeScript as ArrayBuffers -------------------- */

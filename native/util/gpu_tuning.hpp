@@ -19,6 +19,11 @@ enum accumulation_t : int { acc_auto = 0, acc_xyzz = 1, acc_affine = 2, acc_defa
 // When a GPU proof's witness MSMs start (groth16/prove_timeline.hpp).
 enum class overlap_t { streams, sort_beside, serial };
 
+// How a host thread waits for its GPU work (gpu.hpp sets it on each device's context): the runtime's
+// own rule (auto: it spins while contexts are fewer than cores, each waiting thread then holding a
+// core the intake and the witness reads share), or spin, yield, block.
+enum class gpu_sync_t { automatic, spin, yield, block };
+
 // The NTT's pass kernel (ntt/ntt_pass.cuh), a measuring knob: the butterfly's multiply (mont.cuh's
 // PTX carry chains, or ntt/mul_wide.hpp's 64-bit products), and whether the last pass's small stages
 // give a warp one twiddle (so warps whose twiddle is 1 skip the multiply). Named by CUZK_GPU_NTT:
@@ -54,6 +59,8 @@ struct gpu_tuning_t {
   uint32_t min_lg = 0;
   // CUZK_GPU_OVERLAP=streams (default) | sort-beside | serial (measuring knobs; see overlap_t's use).
   overlap_t overlap = overlap_t::streams;
+  // CUZK_GPU_SYNC=auto (default) | spin | yield | block (a measuring knob; gpu_sync_t).
+  gpu_sync_t sync = gpu_sync_t::automatic;
   // The MSM's accumulation (measuring knobs). CUZK_GPU_ACC=xyzz|affine|auto (unset: acc_default);
   // CUZK_GPU_ACC_LANES=N lanes per batch-affine thread, clamped to 1..64 (0: by the rule);
   // CUZK_GPU_ACC_BLOCKS=N starts the XYZZ kernel at N blocks/SM in every field compiled for N
@@ -96,6 +103,8 @@ struct gpu_tuning_t {
     const std::string overlap = env_or_empty("CUZK_GPU_OVERLAP");
     t.overlap = overlap == "serial" ? overlap_t::serial : overlap == "sort-beside" ? overlap_t::sort_beside
                                                                                    : overlap_t::streams;
+    const std::string sync = env_or_empty("CUZK_GPU_SYNC");
+    t.sync = sync == "spin" ? gpu_sync_t::spin : sync == "yield" ? gpu_sync_t::yield : sync == "block" ? gpu_sync_t::block : gpu_sync_t::automatic;
     const std::string acc = env_or_empty("CUZK_GPU_ACC");
     t.accumulation = acc == "affine" ? acc_affine : acc == "auto" ? acc_auto : acc == "xyzz" ? acc_xyzz : acc_default;
     if (const char* v = std::getenv("CUZK_GPU_ACC_LANES"))

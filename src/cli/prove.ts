@@ -8,6 +8,7 @@ import { WtnsFile } from '../formats/wtns.js';
 import { proveFromFiles, type OneShotPhase, type OneShotTimings } from '../engine/one-shot.js';
 import { oneShotDevice, type ProofResult } from '../engine/prover.js';
 import { ProvingKey } from '../engine/proving-key.js';
+import { allowQuickExit } from '../ffi/core-state.js';
 import { backend } from '../ffi/native.js';
 import { intFlag, type Flags } from './flags.js';
 import { checkOutputPaths, note, PhaseLine, printResult, writeOutput, type CliContext } from './output.js';
@@ -85,6 +86,7 @@ export async function proveCommand(ctx: CliContext, args: string[], flags: Flags
   const { res, timings, key } = await proveFiles(ctx, flags, zkeyPath, wtnsPath, undefined);
   const after = releaseAndWrite(key, proofPath, publicPath, res);
   summary(ctx, res, timings, after, key, proofPath, publicPath);
+  allowQuickExit();
   return 0;
 }
 
@@ -118,5 +120,6 @@ export async function fullproveCommand(ctx: CliContext, args: string[], flags: F
   const { res, timings, key } = proved;
   const after = releaseAndWrite(key, proofPath, publicPath, res);
   summary(ctx, res, timings, after, key, proofPath, publicPath, witnessMs);
+  allowQuickExit();
   return 0;
 }

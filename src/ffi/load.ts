@@ -11,6 +11,7 @@ import koffi from 'koffi';
 import { CuzkError } from '../errors.js';
 import { log, type Logger } from '../log.js';
 import { declare, type Abi } from './abi.js';
+import { noteLibraryOpened } from './core-state.js';
 
 export interface LoadedCore {
   abi: Abi;
@@ -41,7 +42,9 @@ export function isTestLibrary(libPath: string): boolean {
 
 function open(libPath: string): Abi {
   try {
-    return declare(koffi.load(libPath), { hooks: isTestLibrary(libPath), libPath });
+    const abi = declare(koffi.load(libPath), { hooks: isTestLibrary(libPath), libPath });
+    noteLibraryOpened(abi.backend_name() === 'cuda' ? 'cuda' : 'cpu');
+    return abi;
   } catch (cause) {
     throw new CuzkError('E_INTERNAL', `cannot load the native core ${libPath}: ${(cause as Error).message}; run \`npm run build:native\``, { cause });
   }

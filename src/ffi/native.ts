@@ -139,6 +139,13 @@ export function setThreads(n: number): void {
   call('cuzk_set_threads', (s) => loadCore().abi.set_threads(n, s));
 }
 
+/** Ends the process with `status` now (cuzk_exit_now: no exit handlers, no CUDA runtime teardown);
+ * for a command whose output is written. Never returns. */
+export function exitNow(status: number): never {
+  loadCore().abi.exit_now(status);
+  throw new Error('cuzk_exit_now returned'); // it does not
+}
+
 export function getThreads(): number {
   return loadCore().abi.get_threads();
 }
