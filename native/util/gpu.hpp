@@ -139,11 +139,12 @@ inline void gpu_use_device(int device) {
   static std::once_flag once[64];
   if (device < 64)
     std::call_once(once[device], [device] {
-      // before the context's first use: cudaSetDeviceFlags then applies to it (CUDA >= 12)
+      // before the context's first use: cudaSetDeviceFlags then applies to it (CUDA >= 12); a knob
+      // that cannot take effect is an error, not a measurement of the default
       const gpu_sync_t sync = gpu_tuning().sync;
       if (sync != gpu_sync_t::automatic) {
         const unsigned flags = sync == gpu_sync_t::spin ? cudaDeviceScheduleSpin : sync == gpu_sync_t::yield ? cudaDeviceScheduleYield : cudaDeviceScheduleBlockingSync;
-        (void)cudaSetDeviceFlags(flags | cudaDeviceMapHost);
+        CUZK_CUDA_OK(cudaSetDeviceFlags(flags | cudaDeviceMapHost));
       }
       cudaMemPool_t pool;
       if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
