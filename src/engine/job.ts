@@ -20,6 +20,8 @@ export class Job {
   /** Polled by the native core between phases (1 = stop). */
   readonly cancelFlag = new Int32Array(1);
   readonly abort = new AbortController();
+  /** Settles once the partition that took the last turn (takeReadTurn) has queued its witness read. */
+  #readTurn: Promise<void> = Promise.resolve();
   state: JobState = 'queued';
   startedAt?: number;
   finishedAt?: number;
@@ -68,6 +70,16 @@ export class Job {
   halt(): void {
     this.cancelFlag[0] = 1;
     if (!this.abort.signal.aborted) this.abort.abort(new CuzkError('E_CANCELLED', `job ${this.id} stopped`));
+  }
+
+  /** A partition's place among this job's witness reads, taken in the order its partitions start:
+   * `prior` settles once the partition before it queued its read (or gave up), `done` says this one
+   * has (call it on every road: idempotent). */
+  takeReadTurn(): { prior: Promise<void>; done: () => void } {
+    const prior = this.#readTurn;
+    let done!: () => void;
+    this.#readTurn = new Promise<void>((resolve) => (done = resolve));
+    return { prior, done };
   }
 
   addPhase(phase: Phase, ms: number, partition: number, bytes?: number): void {

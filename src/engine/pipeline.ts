@@ -129,6 +129,9 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   // a caller's file is opened off the event loop through the engine's opener (the daemon's confines
   // it again now: it may have become a FIFO or a symlink since submit); one computed here is ours
   const layout = job.checked.witnesses?.[part];
+  // a job's buffers and reads are taken in partition order: this one's turn is taken now, before the
+  // open below, whose await could let a later partition of the job overtake it
+  const turn = job.takeReadTurn();
   let wtns: WtnsFile;
   try {
     stopped();
@@ -138,6 +141,7 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
         ? (file ? WtnsFile.openKnown(file, layout) : WtnsFile.fromBytesKnown(image!, name, layout))
         : (file ? WtnsFile.open(file) : WtnsFile.fromBytes(image!, name));
   } catch (err) {
+    turn.done();
     if (generated) rmSync(generated, { force: true }); // a generated witness is deleted on every road
     throw err;
   }
@@ -148,6 +152,9 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
   try {
     if (layout) checkKeyUnchanged(job.checked.keyShape, h);
     else checkWitnessMatchesKey(wtns.header, h, name);
+    // buffers after the partition before has taken its own (a later one holding buffers while it
+    // waited for an earlier one's turn could leave that one no memory to take them)
+    await turn.prior;
     [wBuf, abBuf] = await pool.checkoutMany(proofBufferBytes(h.nVars, h.domainSize, onGpu), `${name} buffers`, signal);
     const into = wBuf.bytes;
     const read = deps.reads.tail.then(async () => {
@@ -158,8 +165,10 @@ export async function provePartition(job: Job, part: number, key: ProvingKey, de
       return w;
     });
     deps.reads.tail = read.catch(() => undefined);
+    turn.done();
     witness = await read;
   } catch (err) {
+    turn.done();
     abBuf?.release();
     wBuf?.release();
     throw err;
