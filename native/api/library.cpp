@@ -1,6 +1,11 @@
 // Library-level entry points: status names, backend identity, threads, native-owned memory.
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -15,6 +20,37 @@ static const char* const status_names[] = {
     "CUZK_OK",       "CUZK_E_INVALID_ARG", "CUZK_E_FORMAT",   "CUZK_E_HOST_OOM",
     "CUZK_E_DEVICE_OOM", "CUZK_E_NO_DEVICE", "CUZK_E_CUDA",  "CUZK_E_DEVICE_LOST",
     "CUZK_E_CANCELLED", "CUZK_E_VERIFY",   "CUZK_E_INTERNAL"};
+
+namespace {
+
+// The teardown's holder (cuzk_exit_now's CUZK_EXIT_DEFER_TEARDOWN): a child made with CLONE_VM shares
+// the process's memory, and without CLONE_FILES it holds its own references to every open file (the
+// GPU driver's among them), so when the process ends neither its address space (the pinned key) nor
+// the driver's context is released: the kernel frees both when this child ends, after the caller's
+// wait for the process is over. The child runs beside the process's other threads as they are
+// killed, so it calls nothing that takes a lock or touches memory they may hold (no malloc, no
+// stdio): raw system calls on its own static stack only. It drops its copies of stdin, stdout and
+// stderr at once (a caller reading the process's output to its end must not wait for it), asks to be
+// killed when the process ends, and ends at once if that has already happened.
+alignas(64) unsigned char teardown_stack[64 * 1024];
+
+int hold_teardown(void* arg) {
+  const long parent = reinterpret_cast<long>(arg);
+  uint64_t all = ~uint64_t(0);  // every signal blocked (SIGKILL cannot be): no copied handler runs here
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, nullptr, sizeof all);
+  for (long fd = 0; fd <= 2; fd++) syscall(SYS_close, fd);
+  syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  while (syscall(SYS_getppid) == parent) syscall(SYS_ppoll, nullptr, 0, nullptr, nullptr, 0);  // until SIGKILL
+  syscall(SYS_exit, 0);
+  return 0;
+}
+
+void defer_teardown() {
+  // no child (clone refused: a limit on processes): the process ends with its own teardown, as before
+  (void)clone(hold_teardown, teardown_stack + sizeof teardown_stack, CLONE_VM | SIGCHLD, reinterpret_cast<void*>(long(getpid())));
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -45,7 +81,8 @@ CUZK_API const char* cuzk_field_impl(void) {
   return "generic";
 }
 
-CUZK_API void cuzk_exit_now(int32_t status) {
+CUZK_API void cuzk_exit_now(int32_t status, uint32_t flags) {
+  if (flags & CUZK_EXIT_DEFER_TEARDOWN) defer_teardown();
   // _exit, not exit: no atexit handlers, so not the CUDA runtime's teardown of its contexts and
   // registrations one by one; the kernel drops the process's GPU state with its files
   _exit(status & 0xff);

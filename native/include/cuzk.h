@@ -68,10 +68,14 @@ CUZK_API const char* cuzk_field_impl(void);
 /* Worker threads for the CPU core (0 = hardware concurrency). Not to be called during other calls. */
 CUZK_API cuzk_status cuzk_set_threads(uint32_t nthreads, cuzk_error* err);
 /* Ends the process now with |status| (_exit): no atexit handler runs, so neither does the CUDA
- * runtime's teardown (~100-140 ms after a one-shot proof on an H100); the kernel releases the
- * process's memory, pins and GPU contexts. For a process whose work is done and whose output is
- * written and flushed (`cuzk prove`). Never returns. */
-CUZK_API void cuzk_exit_now(int32_t status);
+ * runtime's teardown; the kernel releases the process's memory, pins and GPU contexts. For a process
+ * whose work is done and whose output is written and flushed (`cuzk prove`). Never returns.
+ * CUZK_EXIT_DEFER_TEARDOWN: the kernel's part too (unmapping and unpinning the key, the driver's
+ * release of the context: ~100-140 ms after a one-shot proof on an H100) happens after the process
+ * has ended, in a child that shares its memory and holds copies of its files (not its stdin, stdout
+ * or stderr) and is killed when the process ends, so the caller's wait ends first. */
+#define CUZK_EXIT_DEFER_TEARDOWN 1u
+CUZK_API void cuzk_exit_now(int32_t status, uint32_t flags);
 CUZK_API uint32_t cuzk_get_threads(void);
 
 /* ---- memory: native-owned buffers handed to TypeScript as ArrayBuffers -------------------- */

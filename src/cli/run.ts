@@ -5,7 +5,7 @@
 // synthesis, verification and file reads need threads too; the default 4 starved two GPUs (57%
 // kernel utilisation on 2 H200s). Set before anything uses the pool, hence the dynamic import.
 import module from 'node:module';
-import { openedLibrary, quickExitAllowed } from '../ffi/core-state.js';
+import { exitMode, quickExitAllowed, quickExitPlanned } from '../ffi/core-state.js';
 
 process.env.UV_THREADPOOL_SIZE ??= '32';
 // Node >= 22.1 keeps V8's compiled code of every module on disk (os.tmpdir()/node-compile-cache, or
@@ -15,12 +15,13 @@ process.env.UV_THREADPOOL_SIZE ??= '32';
 const { main } = await import('./main.js');
 
 const status = await main(process.argv.slice(2));
-// A one-shot proof that opened the CUDA build ends without the runtime's teardown of its context
-// (100-140 ms of a `cuzk prove` process on an H100, after the proof); its output is written (stdout
-// and stderr are synchronous for files, pipes and terminals on Linux; anything still queued is
-// drained first). CUZK_EXIT=normal keeps the normal exit.
-if (openedLibrary() === 'cuda' && quickExitAllowed() && process.env.CUZK_EXIT !== 'normal') {
+// A one-shot proof that opened the CUDA build ends once its output is written (stdout and stderr are
+// synchronous for files, pipes and terminals on Linux; anything still queued is drained first),
+// without the CUDA runtime's teardown and, by default, with the kernel's release of its memory, pins
+// and context left to after the end (core-state.ts exitMode: 100-140 ms of a `cuzk prove` process on
+// an H100 went to them). CUZK_EXIT=normal keeps the normal exit, CUZK_EXIT=now the release before it.
+if (quickExitAllowed() && quickExitPlanned()) {
   for (const s of [process.stdout, process.stderr]) if (s.writableLength > 0) await new Promise((r) => s.once('drain', r));
-  (await import('../ffi/native.js')).exitNow(status);
+  (await import('../ffi/native.js')).exitNow(status, { deferTeardown: exitMode() === 'deferred' });
 }
 process.exit(status);

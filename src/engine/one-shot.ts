@@ -60,8 +60,13 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
   const coreMs = since();
   const { open, probe } = core.startMs;
   const cuda = core.backend === 'cuda';
+  // CUZK_ONESHOT_WARM=after-read (a measuring knob): the driver's start only once the key is read,
+  // its sections pinned after it, to see what the two cost each other when they run side by side
+  const warmAfterRead = cuda && process.env.CUZK_ONESHOT_WARM === 'after-read';
+  let startWarm!: () => void;
+  const warmStarted = warmAfterRead ? new Promise<void>((res) => (startWarm = res)) : Promise.resolve();
   const warm = cuda
-    ? gpuWarmAsync(0).then(since, (err: unknown) => {
+    ? warmStarted.then(() => gpuWarmAsync(0)).then(since, (err: unknown) => {
       if (err instanceof CuzkError && err.code === 'E_NO_DEVICE') return -1; // the CPU core proves (noUsableGpu below)
       throw err;
     })
@@ -76,7 +81,8 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
   let key: ProvingKey | undefined;
   try {
     opts.onPhase?.('load key');
-    key = await ProvingKey.load(zkeyPath, { pinned: cuda, onProgress: opts.onProgress });
+    const pinAfterReads = warmAfterRead ? async () => { startWarm(); await warm; } : undefined;
+    key = await ProvingKey.load(zkeyPath, { pinned: cuda, pinAfterReads, onProgress: opts.onProgress });
     checkWitnessMatchesKey(wtns.header, key.header); // before the upload, not after it
     const { w, at: witnessAt } = await witness;
     const warmAt = await warm;
@@ -104,6 +110,7 @@ export async function proveFromFiles(zkeyPath: string, wtns: WtnsFile, opts: { o
     key?.release();
     throw err;
   } finally {
+    if (warmAfterRead) startWarm(); // a load that failed before its pins never started it
     await Promise.allSettled(started); // the witness read writes into `buf` until it settles
     buf.release();
   }

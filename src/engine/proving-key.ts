@@ -69,7 +69,9 @@ export class ProvingKey {
    * soon as it is in; then the coefficient plan is built; none of it on the event loop. `timings`
    * says where the time went (pinMs: the pins' wait after the last read).
    */
-  static async load(zkeyPath: string, opts: { pinned?: boolean; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
+  /** `pinned`: each section pinned once read (on a worker thread, beside the next read), or with
+   * `pinAfterReads` all of them once every read is done and that promise has settled. */
+  static async load(zkeyPath: string, opts: { pinned?: boolean; pinAfterReads?: () => Promise<void>; onProgress?: ProgressFn } = {}): Promise<ProvingKey> {
     const t0 = performance.now();
     const file = ZkeyFile.open(zkeyPath);
     const buffers: NativeBuffer[] = [];
@@ -110,10 +112,18 @@ export class ProvingKey {
           await readKeySections(file, new Map([[name, buf]]), { fresh: true }); // allocMapped above, not touched yet
           done += file.sectionBytes(name);
           opts.onProgress?.('load key', done, total);
-          if (!opts.pinned) continue;
+          if (!opts.pinned || opts.pinAfterReads) continue;
           const pin = buf.pinAsync();
           pin.catch(() => {}); // awaited after the reads
           pins.push(pin);
+        }
+        if (opts.pinned && opts.pinAfterReads && !vkBad) {
+          await opts.pinAfterReads();
+          for (const buf of sections.values()) {
+            const pin = buf.pinAsync();
+            pin.catch(() => {});
+            pins.push(pin);
+          }
         }
       })();
       steps.push(vk, read);

@@ -110,7 +110,7 @@ export function declare(lib: LibraryHandle, { hooks, libPath }: { hooks: boolean
     field_impl: c('cuzk_field_impl', 'const char *cuzk_field_impl(void)'),
     set_threads: f('cuzk_set_threads', 'int32_t', ['uint32_t', E]),
     get_threads: c('cuzk_get_threads', 'uint32_t cuzk_get_threads(void)'),
-    exit_now: c('cuzk_exit_now', 'void cuzk_exit_now(int32_t status)'),
+    exit_now: c('cuzk_exit_now', 'void cuzk_exit_now(int32_t status, uint32_t flags)'),
     mem_alloc: f('cuzk_mem_alloc', 'int32_t', ['uint64_t', 'int32_t', koffi.out(koffi.pointer('void *')), E]),
     mem_free: f('cuzk_mem_free', 'int32_t', ['void *', E]),
     mem_pin: f('cuzk_mem_pin', 'int32_t', ['void *', E]),

@@ -23,3 +23,20 @@ export function allowQuickExit(): void {
 export function quickExitAllowed(): boolean {
   return quickExit;
 }
+
+/** How a one-shot command's process ends once its output is written, on the CUDA build (CUZK_EXIT):
+ * 'deferred' (the default: at once, the kernel's release of its memory, pins and GPU context after
+ * the end, by a child holding them), 'now' (at once, that release before the end), 'normal' (exit
+ * handlers and the CUDA runtime's teardown, as any Node.js process). */
+export type ExitMode = 'deferred' | 'now' | 'normal';
+
+export function exitMode(): ExitMode {
+  const v = process.env.CUZK_EXIT;
+  return v === 'now' || v === 'normal' ? v : 'deferred';
+}
+
+/** Whether this process, having opened the CUDA build, will end by cuzk_exit_now once its command
+ * allows it: what it holds (a one-shot's key) is then left to the kernel rather than released. */
+export function quickExitPlanned(): boolean {
+  return openedLibrary() === 'cuda' && exitMode() !== 'normal';
+}

@@ -140,9 +140,11 @@ export function setThreads(n: number): void {
 }
 
 /** Ends the process with `status` now (cuzk_exit_now: no exit handlers, no CUDA runtime teardown);
- * for a command whose output is written. Never returns. */
-export function exitNow(status: number): never {
-  loadCore().abi.exit_now(status);
+ * for a command whose output is written. `deferTeardown`: the kernel's release of the process's
+ * memory, pins and GPU context happens after the process has ended (CUZK_EXIT_DEFER_TEARDOWN).
+ * Never returns. */
+export function exitNow(status: number, opts: { deferTeardown?: boolean } = {}): never {
+  loadCore().abi.exit_now(status, opts.deferTeardown ? 1 : 0);
   throw new Error('cuzk_exit_now returned'); // it does not
 }
 

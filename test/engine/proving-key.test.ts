@@ -91,4 +91,23 @@ describe('ProvingKey.load reads and checks in one pass', () => {
       assert.equal(key.released, true);
     }
   });
+
+  it('pinAfterReads: called once, after every section is read, and the key loads', async () => {
+    let calls = 0;
+    let readDone = false;
+    const key = await ProvingKey.load(zkeyPath, {
+      pinned: true,
+      onProgress: (_phase, done, total) => void (readDone = done === total),
+      pinAfterReads: async () => {
+        calls++;
+        assert.equal(readDone, true, 'pinAfterReads ran before the last section was read');
+      },
+    });
+    try {
+      assert.equal(calls, 1);
+      assert.equal(key.bytes, ProvingKey.inspect(zkeyPath).bytes);
+    } finally {
+      key.release();
+    }
+  });
 });
