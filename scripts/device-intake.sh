@@ -8,7 +8,7 @@
 # processes would be; then once more with all clients on one event loop, the old measurement). About 6-7 minutes after the build (a carried core: seconds).
 # Run there, from the repository root, with carry [".device", "dist"] (and "build/carry" if packed):
 #   source .device/boot.sh && bash scripts/device-intake.sh
-# Knobs: SIZES="20 22", CLIENTS=10, BENCH_SPOOL (the bench daemon's files.spool_dir, e.g. /dev/shm/cuzk), WIDE=16 (the intake run's clients), FRONT_PROTOCOLS (raw,grpc,connect),
+# Knobs: SIZES="20 22", CLIENTS=10, SYNCS=",block" (each bench once per CUZK_GPU_SYNC value, proc-cpu.mjs beside), BENCH_ONLY=1 (no front-door runs), BENCH_SPOOL (the bench daemon's files.spool_dir, e.g. /dev/shm/cuzk), WIDE=16 (the intake run's clients), FRONT_PROTOCOLS (raw,grpc,connect),
 # SKIP_BUILD=1 (a dry run here).
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
@@ -25,11 +25,30 @@ fi
 [[ -f dist/src/index.js || -f dist/index.js ]] || npm run build:ts > "$OUT/build-ts.log" 2>&1 || { tail -20 "$OUT/build-ts.log"; exit 1; }
 
 jobs_for() { case $1 in 20) echo 200 ;; 22) echo 60 ;; *) echo 40 ;; esac; }
+# SYNCS: the CUZK_GPU_SYNC values to run each size with (" block": the default, then block), with
+# scripts/proc-cpu.mjs beside each run (cores per process over 5 s windows: whether the GPU threads'
+# waiting takes the intake's cores)
+IFS=',' read -r -a syncs <<< "${SYNCS:-}"
+(( ${#syncs[@]} == 0 )) && syncs=("")
 for size in $SIZES; do
-  step "bench 2^$size: in-process, then cuzk serve over gRPC and Connect, $CLIENTS clients"
-  npm run bench -- engine --size "$size" --jobs "$(jobs_for "$size")" --remote self --clients "$CLIENTS" ${BENCH_SPOOL:+--spool-dir "$BENCH_SPOOL"} 2>&1 |
-    grep -v '"level"' | tee "$OUT/bench-$size.txt" | tail -18
+  for sync in "${syncs[@]}"; do
+    sync=${sync// /}
+    step "bench 2^$size: in-process, then cuzk serve over gRPC and Connect, $CLIENTS clients${sync:+, CUZK_GPU_SYNC=$sync}"
+    pc=""
+    if [[ -n ${SYNCS:-} ]]; then
+      node scripts/proc-cpu.mjs --after 8 --for 5 --top 5 --repeat 12 > "$OUT/cpu-$size-${sync:-default}.txt" 2>&1 &
+      pc=$!
+    fi
+    env ${sync:+CUZK_GPU_SYNC=$sync} npm run bench -- engine --size "$size" --jobs "$(jobs_for "$size")" --remote self --clients "$CLIENTS" ${BENCH_SPOOL:+--spool-dir "$BENCH_SPOOL${sync:+-$sync}"} 2>&1 |
+      grep -v '"level"' | tee "$OUT/bench-$size-${sync:-default}.txt" | tail -18
+    if [[ -n $pc ]]; then
+      kill "$pc" 2>/dev/null
+      wait "$pc" 2>/dev/null
+      cut -c1-300 "$OUT/cpu-$size-${sync:-default}.txt"
+    fi
+  done
 done
+[[ ${BENCH_ONLY:-0} == 1 ]] && { step done; exit 0; }
 
 step "front door alone: 2^20 witnesses, $WIDE clients at once, queue paused (intake processes off, then auto)"
 # the disk's own rate first (the spool fsyncs every witness: the durable intake cannot pass it), then

@@ -84,6 +84,15 @@ for k in $prove_sizes; do
   done
 done
 
+if [[ -n $prove_sizes ]]; then
+  # where the key read's time goes: ProvingKey.load alone in a fresh process, beside the driver's
+  # start (as `cuzk prove`), after it, and without pins (scripts/measure-key-read.mjs)
+  step "key read of the 2^${prove_sizes%% *} key: beside / after the driver's start, pinned or not"
+  for mode in beside warm-first unpinned unpinned-beside beside; do
+    node scripts/measure-key-read.mjs ".cache/bench/bn128-2_${prove_sizes%% *}/circuit.zkey" "$mode" 2>/dev/null | cut -c1-330
+  done
+fi
+
 step "lone 10-partition jobs: cuzk bench --partitions 10 --concurrency 1, in the engine and through cuzk serve"
 for k in $bench_sizes; do
   echo "2^$k:"

@@ -30,4 +30,4 @@ const t3 = performance.now();
 key.release();
 const t4 = performance.now();
 const mb = key.bytes / 1e6;
-console.log(JSON.stringify({ mode, backend: core.backend, mb: Math.round(mb), loadStartAt: ms(t1), loadMs: Math.round(t2 - t1), gbps: Math.round(mb / (t2 - t1) * 100) / 100, timings: key.timings, warmAt, releaseMs: Math.round(t4 - t3) }));
+console.log(JSON.stringify({ mode, backend: core.backend, mb: Math.round(mb), loadStartAt: ms(t1), loadMs: Math.round(t2 - t1), gbps: Math.round(mb / (t2 - t1) * 100) / 100, timings: Object.fromEntries(Object.entries(key.timings).map(([k, v]) => [k, Math.round(v * 10) / 10])), warmAt, releaseMs: Math.round(t4 - t3) }));
