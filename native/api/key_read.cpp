@@ -15,10 +15,12 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "api/dispatch.hpp"
 #include "api/point_defect.hpp"
+#include "curve/on_curve_ifma.hpp"
 #include "util/thread_pool.hpp"
 
 namespace {
@@ -214,7 +216,27 @@ void read_checked(const source_t& src, uint32_t domain_size, uint64_t n_vars, cu
     }
     if (!read_chunk(src, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const auto* base = static_cast<const uint8_t*>(p.dest);
-    for (uint64_t off = c.begin; off < c.begin + c.len; off += item) {
+    uint64_t off = c.begin;
+    // BN254 points eight at a time where the CPU has IFMA (~3x less CPU than one at a time): the
+    // lanes they prove good are; the scalar check gives the verdict on every other one, in order
+    if constexpr (std::is_same_v<C, bn254>) {
+      const bool g1 = p.check == CUZK_READ_G1, g2 = p.check == CUZK_READ_G2;
+      if ((g1 || g2) && bn254_points_x8_enabled()) {
+        for (; off + 8 * item <= c.begin + c.len; off += 8 * item) {
+          const uint8_t good = g1 ? bn254_g1_good_x8(base + off) : bn254_g2_good_x8(base + off);
+          if (good == 0xff) continue;
+          for (uint64_t k = 0; k < 8; k++) {
+            if (good >> k & 1) continue;
+            const uint64_t at = off + k * item;
+            int32_t d = item_defect<C>(p.check, base + at, domain_size, n_vars);
+            if (d == 0) continue;
+            defects.record(c.part, p.file_offset + at, d, int64_t(at / item));
+            return;
+          }
+        }
+      }
+    }
+    for (; off < c.begin + c.len; off += item) {
       int32_t d = item_defect<C>(p.check, base + off, domain_size, n_vars);
       if (d == 0) continue;
       defects.record(c.part, p.file_offset + off, d, int64_t(off / item));

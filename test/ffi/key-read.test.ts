@@ -13,6 +13,7 @@ import { readFileChecked, type ReadCheck } from '../../src/ffi/key-read.js';
 import { NativeBuffer } from '../../src/ffi/native-buffer.js';
 import { curveByName } from '../../src/formats/curves.js';
 import { generatorBytes } from '../../src/dev/generators.js';
+import { bigintToLe, leToBigint } from '../../src/formats/lem.js';
 
 let dir: string;
 before(() => void (dir = mkdtempSync(path.join(tmpdir(), 'cuzk-keyread-'))));
@@ -66,6 +67,38 @@ describe('readFileChecked', () => {
     const [s] = await readFileChecked(fileOf('offcurve.bin', offCurve), 'bn128', bounds, [part(0, 3 * 64, 'g1')]);
     assert.deepEqual(s, { kind: 'point', index: 1, defect: 'is not on the curve' });
   });
+
+  // BN254 points are checked eight at a time where the CPU has AVX-512 IFMA (curve/on_curve_ifma.cpp),
+  // one at a time elsewhere and for the last few: a defect at every lane and in the tail is named,
+  // among distinct good points (G, -G) and points at infinity (good).
+  for (const [check, size] of [['g1', 64], ['g2', 128]] as const) {
+    it(`${check}: a defect in each of the eight lanes, and after them, is found; G, -G and infinity pass`, async () => {
+      const q = curveByName('bn128')!.q;
+      const gen = generatorBytes(curveByName('bn128')!)[check];
+      const neg = gen.slice();
+      for (let o = size / 2; o < size; o += 32) neg.set(bigintToLe(q - leToBigint(gen.subarray(o, o + 32)), 32), o); // y -> -y (Montgomery form is linear)
+      const n = 8 * 5 + 5;
+      const points = (): Uint8Array => {
+        const out = new Uint8Array(n * size);
+        for (let i = 0; i < n; i++) if (i % 7 !== 3) out.set(i % 3 === 0 ? neg : gen, i * size); // every 7th from 3 left at infinity
+        return out;
+      };
+      const clean = await readFileChecked(fileOf(`${check}-clean.bin`, points()), 'bn128', bounds, [part(0, n * size, check)]);
+      assert.deepEqual(clean, [undefined], 'good points and points at infinity pass');
+      for (const at of [8, 9, 10, 11, 12, 13, 14, 15, 40, 43]) {
+        for (const kind of ['off', 'noncanonical'] as const) {
+          const bytes = points();
+          if (at % 7 === 3) bytes.set(gen, at * size);
+          if (kind === 'off') bytes[at * size + size / 2] ^= 1; // y's lowest byte
+          else bytes.fill(0xff, at * size, at * size + 32); // x (its first component) not below q
+          bytes.fill(0xff, (n - 1) * size, (n - 1) * size + 32); // a later defect, never the one named
+          const [r] = await readFileChecked(fileOf(`${check}-${kind}-${at}.bin`, bytes), 'bn128', bounds, [part(0, n * size, check)]);
+          const defect = kind === 'off' ? 'is not on the curve' : 'has a coordinate not below q';
+          assert.deepEqual(r, { kind: 'point', index: at, defect }, `${kind} at ${at}`);
+        }
+      }
+    });
+  }
 
   it('the defect lowest in the file is reported, whatever the order of the parts', async () => {
     const n = 1 << 14;
