@@ -217,7 +217,7 @@ void read_checked(const source_t& src, uint32_t domain_size, uint64_t n_vars, cu
     if (!read_chunk(src, p, c, defects) || p.check == CUZK_READ_RAW) return;
     const auto* base = static_cast<const uint8_t*>(p.dest);
     uint64_t off = c.begin;
-    // BN254 points eight at a time where the CPU has IFMA (~3x less CPU than one at a time): the
+    // BN254 points eight at a time where the CPU has IFMA (about half the checks' CPU): the
     // lanes they prove good are; the scalar check gives the verdict on every other one, in order
     if constexpr (std::is_same_v<C, bn254>) {
       const bool g1 = p.check == CUZK_READ_G1, g2 = p.check == CUZK_READ_G2;

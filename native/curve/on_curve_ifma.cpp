@@ -37,6 +37,14 @@ uint8_t canonical_finite(const uint8_t* b) {
   return ok;
 }
 
+// |v| in all eight lanes.
+template <int D, class F>
+CUZK_IFMA_TARGET vf<D> broadcast(const F& v) {
+  F vs[8];
+  for (auto& e : vs) e = v;
+  return from_scalars<D>(vs);
+}
+
 template <int D, class F>
 CUZK_IFMA_TARGET uint8_t good_x8(const uint8_t* b, const F& curve_b) {
   const uint8_t ok = canonical_finite<D>(b);
@@ -44,12 +52,10 @@ CUZK_IFMA_TARGET uint8_t good_x8(const uint8_t* b, const F& curve_b) {
   constexpr size_t point_bytes = 64 * D;
   const void* pts[8];
   for (int k = 0; k < 8; k++) pts[k] = b + k * point_bytes;
-  vf<D> x, y, bb;
+  vf<D> x, y;
   __m512i xw[4 * D];
   load_points<D>(pts, x, y, xw);  // lanes not in |ok| hold words of any size: their results are ignored
-  F bs[8];
-  for (auto& v : bs) v = curve_b;
-  bb = from_scalars<D>(bs);
+  static const vf<D> bb = broadcast<D>(curve_b);  // made once: this runs for every eight points of a key
   const vf<D> lhs = sqr(y), rhs = add(mul(sqr(x), x), bb);
   __mmask8 eq = 0xff;
   for (int d = 0; d < D; d++) {
